@@ -1,0 +1,174 @@
+"""Posting a digest as a thread, exactly once, whatever the chat platform.
+
+The store's `posts` table is the single truth: a row is written before each message is sent
+and completed with the message id after. A restart resumes at the first incomplete row; a row
+left pending by a crash *between* sending and recording is reconciled by asking the platform
+whether that message exists (`Transport.find_*`), so nothing is posted twice or skipped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import Protocol
+
+from bot.models import Digest, DigestEntry, PostRecord
+from bot.store import Store
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Posted:
+    message_id: str
+    thread_id: str | None = None  # Slack: the parent's ts; Discord: the thread channel's id
+
+
+class Transport(Protocol):
+    """What an adapter implements: sending rendered messages and finding ones it sent."""
+
+    platform: str
+
+    async def send_parent(self, channel: str, digest: Digest) -> Posted:
+        """Post the digest's parent message (and, on Discord, create its thread)."""
+
+    async def send_reply(
+        self, channel: str, thread_id: str, digest: Digest, entry: DigestEntry, index: int
+    ) -> Posted:
+        """Post one PR's summary into the thread."""
+
+    async def send_empty(self, channel: str, digest: Digest) -> Posted:
+        """Post the one short message of a day with no merged PRs."""
+
+    async def find_parent(self, channel: str, digest: Digest) -> Posted | None:
+        """The parent sent before a crash that was not recorded, if the platform has it."""
+
+    async def find_reply(
+        self, channel: str, thread_id: str, digest: Digest, pr_number: int
+    ) -> Posted | None:
+        """A reply sent before a crash that was not recorded, if the platform has it."""
+
+    def link(self, channel: str, posted: Posted) -> str:
+        """A URL to the message, for "already posted: <link>" answers."""
+
+
+@dataclass(frozen=True)
+class PostOutcome:
+    status: str  # "posted", "resumed" or "already"
+    link: str
+    replies_sent: int = 0
+
+
+class DigestPoster:
+    def __init__(self, store: Store, transport: Transport):
+        self.store = store
+        self.transport = transport
+        self.platform = transport.platform
+        # One digest post per (channel, repo, day) at a time within this process.
+        self._locks: dict[tuple[str, str, str], asyncio.Lock] = {}
+
+    def existing(self, channel: str, repo: str, day: str) -> PostRecord | None:
+        """The recorded parent (or empty-day) message of a digest, if it was fully posted."""
+        for kind in ("parent", "empty"):
+            record = self.store.digest_post(self.platform, channel, repo, day, kind)
+            if record and record.message_id:
+                return record
+        return None
+
+    def is_complete(self, channel: str, digest: Digest) -> bool:
+        day = digest.window.day.isoformat()
+        records = self.store.digest_posts(self.platform, channel, digest.repo, day)
+        done = {(r.pr_number, bool(r.message_id)) for r in records}
+        if not digest.entries:
+            return (0, True) in done
+        return (0, True) in done and all((e.pr.number, True) in done for e in digest.entries)
+
+    async def post(self, channel: str, digest: Digest) -> PostOutcome:
+        key = (channel, digest.repo, digest.window.day.isoformat())
+        lock = self._locks.setdefault(key, asyncio.Lock())
+        async with lock:
+            return await self._post(channel, digest)
+
+    async def _post(self, channel: str, digest: Digest) -> PostOutcome:
+        day = digest.window.day.isoformat()
+        if not digest.entries:
+            record, fresh = await self._ensure(
+                channel, digest, "empty", 0, lambda: self.transport.send_empty(channel, digest),
+                lambda: self.transport.find_parent(channel, digest),
+            )  # fmt: skip
+            status = "posted" if fresh else "already"
+            return PostOutcome(status, self.transport.link(channel, _posted(record)), int(fresh))
+
+        parent, parent_fresh = await self._ensure(
+            channel, digest, "parent", 0, lambda: self.transport.send_parent(channel, digest),
+            lambda: self.transport.find_parent(channel, digest),
+        )  # fmt: skip
+        thread_id = parent.thread_id or parent.message_id
+        sent = 0
+        for index, entry in enumerate(digest.entries, start=1):
+            number = entry.pr.number
+
+            def send(entry: DigestEntry = entry, index: int = index):
+                return self.transport.send_reply(channel, thread_id, digest, entry, index)
+
+            def find(number: int = number):
+                return self.transport.find_reply(channel, thread_id, digest, number)
+
+            _, fresh = await self._ensure(
+                channel, digest, "pr", number, send, find,
+                summary_id=entry.summary.id if entry.summary else None, thread_id=thread_id,
+            )  # fmt: skip
+            sent += int(fresh)
+        link = self.transport.link(channel, _posted(parent))
+        if parent_fresh:
+            status = "posted"
+        elif sent:
+            status = "resumed"
+        else:
+            status = "already"
+        log.info(
+            "digest %s %s in %s:%s: %s (%d replies sent)",
+            digest.repo, day, self.platform, channel, status, sent,
+        )  # fmt: skip
+        return PostOutcome(status, link, sent)
+
+    async def _ensure(
+        self,
+        channel: str,
+        digest: Digest,
+        kind: str,
+        pr_number: int,
+        send,
+        find,
+        *,
+        summary_id: int | None = None,
+        thread_id: str | None = None,
+    ) -> tuple[PostRecord, bool]:
+        """Make sure one slot of the digest is posted; returns (record, whether we sent now)."""
+        record = self.store.begin_post(
+            PostRecord(
+                platform=self.platform,
+                channel=channel,
+                repo=digest.repo,
+                day=digest.window.day.isoformat(),
+                pr_number=pr_number,
+                message_id="",
+                thread_id=thread_id,
+                summary_id=summary_id,
+            ),
+            kind,
+        )
+        if record.message_id:
+            return record, False
+        # Only a slot whose send was started before (and not recorded) can exist unrecorded.
+        found = await find() if self.store.post_attempted(record.id) else None
+        if found is not None:
+            return self.store.complete_post(record.id, found.message_id, found.thread_id), False
+        self.store.mark_attempt(record.id)
+        posted: Posted = await send()
+        return self.store.complete_post(record.id, posted.message_id, posted.thread_id), True
+
+
+def _posted(record: PostRecord) -> Posted:
+    return Posted(record.message_id, record.thread_id)

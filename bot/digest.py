@@ -1,0 +1,235 @@
+"""Building a day's digest: list the PRs, fetch each once, summarize them concurrently.
+
+Fetching is one sequential task (GitHub wants a client's requests one at a time); each PR's
+summary starts the moment its files are in, so fetching and summarizing overlap. Everything
+fetched or generated goes to the store first, so a second run makes no calls at all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bot.day_window import is_complete
+from bot.errors import PRDigestError
+from bot.github_source import GitHubSource, RepoInfo
+from bot.models import DayWindow, Digest, DigestEntry, PRSummary, PullRequest
+from bot.store import Store
+from summarizer.base import LLMCall, SummarizeError, Summarizer
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int, int], None]  # (done, total)
+SummarizerFactory = Callable[[Callable[[LLMCall], None]], Summarizer]
+
+
+@dataclass
+class DigestService:
+    """The core's one entry point for "a day" and "a PR", shared by the CLI and the bots."""
+
+    store: Store
+    source_factory: Callable[[], GitHubSource]
+    summarizer_factory: SummarizerFactory
+    display_names: Callable[[str], str] = lambda repo: repo.split("/")[-1]
+
+    def __post_init__(self) -> None:
+        self._source: GitHubSource | None = None
+        self._summarizer: Summarizer | None = None
+        self._summarizer_lock = asyncio.Lock()
+        self._pr_locks: dict[tuple[str, int], asyncio.Lock] = {}
+
+    @property
+    def source(self) -> GitHubSource:
+        if self._source is None:
+            self._source = self.source_factory()
+        return self._source
+
+    async def summarizer(self) -> Summarizer:
+        # Made on first need, so a fully cached day never starts a model or opens a client.
+        async with self._summarizer_lock:
+            if self._summarizer is None:
+                self._summarizer = await asyncio.to_thread(
+                    self.summarizer_factory, self._log_call
+                )
+            return self._summarizer
+
+    async def aclose(self) -> None:
+        if self._summarizer is not None:
+            await self._summarizer.aclose()
+            self._summarizer = None
+
+    # -- a day ---------------------------------------------------------------------------
+
+    async def digest(
+        self,
+        repo: str,
+        window: DayWindow,
+        *,
+        refresh: bool = False,
+        progress: Progress | None = None,
+    ) -> Digest:
+        numbers = None if refresh else self.store.get_day(repo, window)
+        info: RepoInfo | None = None
+        if numbers is None:
+            info = await asyncio.to_thread(self.source.repository, repo)
+            repo = info.full_name
+            numbers = await asyncio.to_thread(self.source.merged_numbers, info, window)
+        total = len(numbers)
+        done = 0
+
+        def tick(_: asyncio.Task) -> None:
+            nonlocal done
+            done += 1
+            if progress:
+                progress(done, total)
+
+        semaphore: asyncio.Semaphore | None = None
+        tasks: list[asyncio.Task[DigestEntry]] = []
+        for number in sorted(numbers, reverse=True):
+            pr = self.store.get_pr(repo, number)
+            if pr is None or not pr.is_merged:
+                try:
+                    if info is None:
+                        info = await asyncio.to_thread(self.source.repository, repo)
+                    pr = await asyncio.to_thread(self.source.fetch_pr, info, number)
+                except PRDigestError as exc:
+                    task = asyncio.ensure_future(_failed(_placeholder(repo, number), str(exc)))
+                    task.add_done_callback(tick)
+                    tasks.append(task)
+                    continue
+                self.store.save_pr(pr)
+            if semaphore is None:
+                semaphore = asyncio.Semaphore(await self._concurrency())
+            task = asyncio.create_task(self._entry(pr, refresh=refresh, semaphore=semaphore))
+            task.add_done_callback(tick)
+            tasks.append(task)
+        entries = list(await asyncio.gather(*tasks))
+        entries = [e for e in entries if _in_window(e.pr, window)]
+        entries.sort(key=_newest_first)
+
+        fetched_all = all(e.pr.merged_at is not None for e in entries)
+        self.store.save_day(
+            repo,
+            window,
+            [e.pr.number for e in entries],
+            complete=fetched_all and is_complete(window),
+        )
+        self.store.record_day_result(
+            repo, window, {e.pr.number: e.error or "" for e in entries if not e.ok}
+        )
+        return Digest(
+            repo=repo,
+            display_name=self.display_names(repo),
+            window=window,
+            entries=tuple(entries),
+        )
+
+    async def _concurrency(self) -> int:
+        return max(1, (await self.summarizer()).concurrency)
+
+    # -- one PR --------------------------------------------------------------------------
+
+    async def pull_request(self, repo: str, number: int) -> PullRequest:
+        """A PR's data: from the store when merged (it can no longer change), else fresh."""
+        pr = self.store.get_pr(repo, number)
+        if pr is None or not pr.is_merged:
+            info = await asyncio.to_thread(self.source.repository, repo)
+            pr = await asyncio.to_thread(self.source.fetch_pr, info, number)
+            self.store.save_pr(pr)
+        return pr
+
+    def cached_entry(self, repo: str, number: int) -> DigestEntry | None:
+        """A merged PR whose summary is already stored: answerable with no call at all."""
+        pr = self.store.get_pr(repo, number)
+        if pr is None or not pr.is_merged:
+            return None
+        summary = self.store.latest_summary(repo, number)
+        if summary is None or summary.revision_sha != pr.revision_sha:
+            return None
+        return DigestEntry(pr, summary)
+
+    async def pr_entry(self, repo: str, number: int, *, refresh: bool = False) -> DigestEntry:
+        """One PR summarized (open and closed PRs too); raises PRDigestError for bad refs."""
+        pr = await self.pull_request(repo, number)
+        semaphore = asyncio.Semaphore(1)
+        return await self._entry(pr, refresh=refresh, semaphore=semaphore)
+
+    async def _entry(
+        self, pr: PullRequest, *, refresh: bool, semaphore: asyncio.Semaphore
+    ) -> DigestEntry:
+        # One lock per PR: two commands asking for the same PR at once make one LLM call.
+        lock = self._pr_locks.setdefault((pr.repo, pr.number), asyncio.Lock())
+        async with lock:
+            summarizer = await self.summarizer()
+            if not refresh:
+                cached = self.store.get_summary(
+                    pr.repo, pr.number, pr.revision_sha, summarizer.prompt_version, summarizer.model
+                )
+                if cached:
+                    return DigestEntry(pr, cached)
+            async with semaphore:
+                try:
+                    result = await summarizer.summarize(pr)
+                except SummarizeError as exc:
+                    log.warning("summary of %s#%s failed: %s", pr.repo, pr.number, exc)
+                    return DigestEntry(pr, error=str(exc))
+                except Exception as exc:  # noqa: BLE001 - one PR must never sink the digest
+                    log.exception("summary of %s#%s failed unexpectedly", pr.repo, pr.number)
+                    return DigestEntry(pr, error=f"unexpected error ({type(exc).__name__})")
+            summary = self.store.save_summary(
+                PRSummary(
+                    repo=pr.repo,
+                    number=pr.number,
+                    revision_sha=pr.revision_sha,
+                    prompt_version=summarizer.prompt_version,
+                    model=summarizer.model,
+                    change_type=result.change_type,
+                    sections=result.sections,
+                    files_covered=result.files_covered,
+                    files_total=result.files_total,
+                    usage=result.usage,
+                )
+            )
+            return DigestEntry(pr, summary)
+
+    def _log_call(self, call: LLMCall) -> None:
+        self.store.log_llm_call(
+            repo=call.repo,
+            number=call.number,
+            model=call.model,
+            prompt_version=call.prompt_version,
+            purpose=call.purpose,
+            messages=call.messages,
+            response=call.response,
+            error=call.error,
+            usage=call.usage,
+            duration_ms=call.duration_ms,
+        )
+
+
+async def _failed(pr: PullRequest, reason: str) -> DigestEntry:
+    return DigestEntry(pr, error=reason)
+
+
+def _placeholder(repo: str, number: int) -> PullRequest:
+    """Stands in for a PR GitHub would not give us, so the digest still names it."""
+    return PullRequest(
+        repo=repo,
+        number=number,
+        title=f"PR #{number} (details could not be fetched)",
+        url=f"https://github.com/{repo}/pull/{number}",
+        author="",
+        state="merged",
+    )
+
+
+def _in_window(pr: PullRequest, window: DayWindow) -> bool:
+    # The search's range is inclusive and second-granular; the store's list must be exact.
+    return pr.merged_at is None or window.contains(pr.merged_at)
+
+
+def _newest_first(entry: DigestEntry) -> tuple[float, int]:
+    merged = entry.pr.merged_at.timestamp() if entry.pr.merged_at else float("-inf")
+    return (-merged, -entry.pr.number)

@@ -1,0 +1,158 @@
+"""The database schema, as named migrations that are only ever appended.
+
+Every user's database upgrades itself when the store opens it: never edit a function
+below once released, add a new `mNNN_...` one instead.
+"""
+
+from __future__ import annotations
+
+from sqlite_utils import Database
+from sqlite_utils.migrations import Migrations
+
+migrations = Migrations("prdigest")
+
+
+@migrations()
+def m001_core(db: Database) -> None:
+    db["pull_requests"].create(
+        {
+            "repo": str,
+            "number": int,
+            "title": str,
+            "url": str,
+            "author": str,
+            "state": str,
+            "body": str,
+            "labels": str,  # JSON list
+            "merged_by": str,
+            "merged_at": str,  # ISO 8601, UTC
+            "base_ref": str,
+            "head_sha": str,
+            "merge_commit_sha": str,
+            "html_base": str,
+            "fetched_at": str,
+        },
+        pk=("repo", "number"),
+    )
+    db["pr_files"].create(
+        {
+            "repo": str,
+            "number": int,
+            "position": int,  # GitHub's order, which is git's
+            "filename": str,
+            "status": str,
+            "additions": int,
+            "deletions": int,
+            "patch": str,
+            "previous_filename": str,
+        },
+        pk=("repo", "number", "position"),
+    )
+    # One row per (repo, day, zone): which PRs the day holds, once GitHub's index is final.
+    db["digests"].create(
+        {
+            "repo": str,
+            "day": str,
+            "tz_name": str,
+            "numbers": str,  # JSON list, newest merge first
+            "complete": int,
+            "fetched_at": str,
+            "generated_at": str,
+            "failed": str,  # JSON {number: reason} of the last run
+        },
+        pk=("repo", "day", "tz_name"),
+    )
+    db["summaries"].create(
+        {
+            "id": int,
+            "repo": str,
+            "number": int,
+            "revision_sha": str,
+            "prompt_version": str,
+            "model": str,
+            "revision": int,
+            "change_type": str,
+            "what_changed": str,
+            "technical_impact": str,
+            "potential_risks": str,
+            "key_insights": str,
+            "files_covered": int,
+            "files_total": int,
+            "prompt_tokens": int,
+            "completion_tokens": int,
+            "created_at": str,
+            "superseded_by": int,
+        },
+        pk="id",
+    )
+    db["summaries"].create_index(
+        ["repo", "number", "revision_sha", "prompt_version", "model", "revision"], unique=True
+    )
+    # Every prompt and response, as `llm` logs them: what was asked, what came back, what it cost.
+    db["llm_calls"].create(
+        {
+            "id": int,
+            "repo": str,
+            "number": int,
+            "model": str,
+            "prompt_version": str,
+            "purpose": str,
+            "messages": str,  # JSON
+            "response": str,
+            "error": str,
+            "prompt_tokens": int,
+            "completion_tokens": int,
+            "duration_ms": int,
+            "created_at": str,
+            "summary_id": int,
+        },
+        pk="id",
+    )
+    db["llm_calls"].create_index(["repo", "number"])
+
+
+@migrations()
+def m002_posts_and_flags(db: Database) -> None:
+    # A row is written *before* a message is sent (message_id still NULL) and completed after:
+    # a crash in between leaves a visible "pending" row that a resume must reconcile.
+    db["posts"].create(
+        {
+            "id": int,
+            "platform": str,
+            "channel": str,
+            "repo": str,
+            "day": str,
+            "kind": str,  # "parent", "pr", "empty", "prsummary", "notice"
+            "pr_number": int,
+            "message_id": str,
+            "thread_id": str,
+            "summary_id": int,
+            "created_at": str,
+            "attempted_at": str,  # set just before sending: a crash after it may have sent
+            "posted_at": str,
+        },
+        pk="id",
+    )
+    db.execute(
+        "CREATE UNIQUE INDEX idx_posts_digest ON posts (platform, channel, repo, day, kind, pr_number)"
+        " WHERE kind IN ('parent', 'pr', 'empty')"
+    )
+    db["posts"].create_index(["platform", "channel", "message_id"])
+    db["flags"].create(
+        {
+            "id": int,
+            "platform": str,
+            "channel": str,
+            "message_id": str,
+            "user": str,
+            "repo": str,
+            "number": int,
+            "summary_id": int,
+            "emoji": str,
+            "created_at": str,
+            "removed_at": str,
+        },
+        pk="id",
+    )
+    db["flags"].create_index(["summary_id"])
+    db["flags"].create_index(["platform", "channel", "message_id", "user"])

@@ -1,0 +1,76 @@
+"""The Markdown report, in exactly the layout of the "Merged PR Report" users already read.
+
+Pure functions: a Digest in, a string out.
+"""
+
+from __future__ import annotations
+
+from datetime import tzinfo
+
+from bot.models import Digest, DigestEntry, PullRequest
+
+UNKNOWN_TYPE = "UNKNOWN"
+
+
+def render_report(digest: Digest) -> str:
+    window = digest.window
+    parts = [
+        f"# {digest.display_name} Merged PR Report\n\n"
+        f"**Report Date:** {window.day.isoformat()} {window.tz_abbrev}\n\n"
+        f"**Total Merged PRs:** {len(digest.entries)}\n\n---\n\n"
+    ]
+    if not digest.entries:
+        parts.append(
+            f"No pull requests were merged into {digest.repo} on {window.day.isoformat()} "
+            f"({window.tz_name}).\n"
+        )
+    for index, entry in enumerate(digest.entries, start=1):
+        parts.append(render_entry(entry, window.start.tzinfo, index=index))
+    return "".join(parts)
+
+
+def render_entry(entry: DigestEntry, tz: tzinfo | None, *, index: int | None = None) -> str:
+    """One PR's section: heading, Base Information, Summary, and the closing rule."""
+    pr = entry.pr
+    number = f"{index}. " if index is not None else ""
+    lines = [
+        f"## {number}[{pr.title}]({pr.url})",
+        "",
+        "",
+        "### Base Information",
+        "",
+        f"- **PR Number:** #{pr.number}",
+    ]
+    if not pr.is_merged:
+        lines.append(f"- **State:** `{pr.state.upper()}`")
+    lines.append(f"- **Author:** {_profile(pr, pr.author)}")
+    if pr.is_merged:
+        lines.append(f"- **Merged By:** {_profile(pr, pr.merged_by)}")
+        lines.append(f"- **Merged time:** {merged_time(pr, tz)}")
+    change_type = entry.summary.change_type.value if entry.summary else UNKNOWN_TYPE
+    lines.append(f"- **Type:** `{change_type}`")
+    lines.append(f"- **[Changed Files]({pr.files_url}) ({len(pr.files)}):**")
+    lines.extend(f"  - `{f.filename}`" for f in pr.files)
+    lines += ["", "### Summary", ""]
+    if entry.summary is None:
+        lines += [f"Summary unavailable: {entry.error or 'unknown error'}", ""]
+    else:
+        if entry.summary.revision > 1:
+            lines += [f"*Revised after a flag (revision {entry.summary.revision}).*", ""]
+        for heading, text in entry.summary.sections.items():
+            lines += [f"**{heading}**  ", text, ""]
+    lines += ["---", "", ""]
+    return "\n".join(lines)
+
+
+def merged_time(pr: PullRequest, tz: tzinfo | None) -> str:
+    if pr.merged_at is None:
+        return "unknown"
+    moment = pr.merged_at.astimezone(tz) if tz else pr.merged_at
+    return moment.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _profile(pr: PullRequest, login: str | None) -> str:
+    if not login:
+        return "unknown"
+    return f"[{login}]({pr.profile_url(login)})"

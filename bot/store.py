@@ -1,0 +1,481 @@
+"""The store: one class over a sqlite-utils Database, the only place that writes SQL.
+
+Rows go in and out as the dataclasses of `bot.models`; nothing else sees a row dict.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sqlite_utils import Database
+
+from bot.errors import ConfigurationError
+from bot.migrations import migrations
+from bot.models import (
+    ChangedFile,
+    ChangeType,
+    DayWindow,
+    Flag,
+    PostRecord,
+    PRSummary,
+    PullRequest,
+    SummarySections,
+    Usage,
+)
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.astimezone(UTC).isoformat() if moment else None
+
+
+def _parse(moment: str | None) -> datetime | None:
+    return datetime.fromisoformat(moment) if moment else None
+
+
+class Store:
+    def __init__(self, path: str | Path):
+        """Open (creating if needed) the database at `path` and bring its schema up to date.
+
+        `":memory:"` gives a throwaway database, for tests.
+        """
+        self.path = str(path)
+        try:
+            if self.path != ":memory:":
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            # check_same_thread=False: the store is shared by the event loop and its worker
+            # threads; sqlite serializes the writes and the busy timeout absorbs contention.
+            conn = sqlite3.connect(self.path, check_same_thread=False, timeout=15)
+            self.db = Database(conn)
+            if self.path != ":memory:":
+                # WAL: readers never block the writer, and a write killed mid-way is rolled back.
+                self.db.enable_wal()
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            migrations.apply(self.db)
+        except (sqlite3.Error, OSError) as exc:
+            raise ConfigurationError(f"Cannot open the database at {self.path}: {exc}") from None
+
+    def close(self) -> None:
+        self.db.conn.close()
+
+    # -- pull requests -------------------------------------------------------------------
+
+    def save_pr(self, pr: PullRequest) -> None:
+        with self.db.atomic():
+            self.db["pull_requests"].upsert(
+                {
+                    "repo": pr.repo,
+                    "number": pr.number,
+                    "title": pr.title,
+                    "url": pr.url,
+                    "author": pr.author,
+                    "state": pr.state,
+                    "body": pr.body,
+                    "labels": json.dumps(list(pr.labels)),
+                    "merged_by": pr.merged_by,
+                    "merged_at": _iso(pr.merged_at),
+                    "base_ref": pr.base_ref,
+                    "head_sha": pr.head_sha,
+                    "merge_commit_sha": pr.merge_commit_sha,
+                    "html_base": pr.html_base,
+                    "fetched_at": _iso(utcnow()),
+                },
+                pk=("repo", "number"),
+            )
+            self.db["pr_files"].delete_where("repo = ? AND number = ?", [pr.repo, pr.number])
+            self.db["pr_files"].insert_all(
+                (
+                    {
+                        "repo": pr.repo,
+                        "number": pr.number,
+                        "position": i,
+                        "filename": f.filename,
+                        "status": f.status,
+                        "additions": f.additions,
+                        "deletions": f.deletions,
+                        "patch": f.patch,
+                        "previous_filename": f.previous_filename,
+                    }
+                    for i, f in enumerate(pr.files)
+                ),
+                pk=("repo", "number", "position"),
+            )
+
+    def get_pr(self, repo: str, number: int) -> PullRequest | None:
+        rows = list(
+            self.db["pull_requests"].rows_where("repo = ? AND number = ?", [repo, number])
+        )
+        if not rows:
+            return None
+        row = rows[0]
+        files = tuple(
+            ChangedFile(
+                filename=f["filename"],
+                status=f["status"],
+                additions=f["additions"] or 0,
+                deletions=f["deletions"] or 0,
+                patch=f["patch"],
+                previous_filename=f["previous_filename"],
+            )
+            for f in self.db["pr_files"].rows_where(
+                "repo = ? AND number = ?", [repo, number], order_by="position"
+            )
+        )
+        return PullRequest(
+            repo=row["repo"],
+            number=row["number"],
+            title=row["title"],
+            url=row["url"],
+            author=row["author"],
+            state=row["state"],
+            body=row["body"] or "",
+            labels=tuple(json.loads(row["labels"] or "[]")),
+            merged_by=row["merged_by"],
+            merged_at=_parse(row["merged_at"]),
+            base_ref=row["base_ref"] or "",
+            head_sha=row["head_sha"] or "",
+            merge_commit_sha=row["merge_commit_sha"],
+            files=files,
+            html_base=row["html_base"] or "https://github.com",
+        )
+
+    # -- a day's list of PRs -------------------------------------------------------------
+
+    def save_day(self, repo: str, window: DayWindow, numbers: list[int], complete: bool) -> None:
+        self.db["digests"].upsert(
+            {
+                "repo": repo,
+                "day": window.day.isoformat(),
+                "tz_name": window.tz_name,
+                "numbers": json.dumps(numbers),
+                "complete": int(complete),
+                "fetched_at": _iso(utcnow()),
+            },
+            pk=("repo", "day", "tz_name"),
+        )
+
+    def get_day(self, repo: str, window: DayWindow) -> list[int] | None:
+        """The day's PR numbers, if they were listed after the day was over (so are final)."""
+        row = self._day_row(repo, window)
+        if row is None or not row["complete"]:
+            return None
+        return list(json.loads(row["numbers"]))
+
+    def record_day_result(self, repo: str, window: DayWindow, failed: dict[int, str]) -> None:
+        self.db["digests"].update(
+            (repo, window.day.isoformat(), window.tz_name),
+            {"generated_at": _iso(utcnow()), "failed": json.dumps(failed)},
+        )
+
+    def _day_row(self, repo: str, window: DayWindow) -> dict | None:
+        rows = list(
+            self.db["digests"].rows_where(
+                "repo = ? AND day = ? AND tz_name = ?",
+                [repo, window.day.isoformat(), window.tz_name],
+            )
+        )
+        return rows[0] if rows else None
+
+    # -- summaries -----------------------------------------------------------------------
+
+    def save_summary(self, summary: PRSummary) -> PRSummary:
+        row = {
+            "repo": summary.repo,
+            "number": summary.number,
+            "revision_sha": summary.revision_sha,
+            "prompt_version": summary.prompt_version,
+            "model": summary.model,
+            "revision": summary.revision,
+            "change_type": summary.change_type.value,
+            "what_changed": summary.sections.what_changed,
+            "technical_impact": summary.sections.technical_impact,
+            "potential_risks": summary.sections.potential_risks,
+            "key_insights": summary.sections.key_insights,
+            "files_covered": summary.files_covered,
+            "files_total": summary.files_total,
+            "prompt_tokens": summary.usage.prompt_tokens,
+            "completion_tokens": summary.usage.completion_tokens,
+            "created_at": _iso(summary.created_at or utcnow()),
+        }
+        with self.db.atomic():
+            # --refresh writes the same key again: the new text replaces the old in place.
+            existing = self._summary_rows(
+                "repo = ? AND number = ? AND revision_sha = ? AND prompt_version = ?"
+                " AND model = ? AND revision = ?",
+                [
+                    summary.repo,
+                    summary.number,
+                    summary.revision_sha,
+                    summary.prompt_version,
+                    summary.model,
+                    summary.revision,
+                ],
+            )
+            if existing:
+                summary_id = existing[0]["id"]
+                self.db["summaries"].update(summary_id, row)
+            else:
+                summary_id = self.db["summaries"].insert(row).last_pk
+        return self.get_summary_by_id(summary_id)  # type: ignore[return-value]
+
+    def get_summary(
+        self, repo: str, number: int, revision_sha: str, prompt_version: str, model: str
+    ) -> PRSummary | None:
+        """The current (not superseded) summary for this exact PR state, prompt and model."""
+        rows = self._summary_rows(
+            "repo = ? AND number = ? AND revision_sha = ? AND prompt_version = ? AND model = ?"
+            " AND superseded_by IS NULL",
+            [repo, number, revision_sha, prompt_version, model],
+            order_by="revision DESC",
+        )
+        return self._summary(rows[0]) if rows else None
+
+    def get_summary_by_id(self, summary_id: int) -> PRSummary | None:
+        rows = self._summary_rows("id = ?", [summary_id])
+        return self._summary(rows[0]) if rows else None
+
+    def latest_summary(self, repo: str, number: int) -> PRSummary | None:
+        """The newest current summary of a PR, whatever model or prompt made it."""
+        rows = self._summary_rows(
+            "repo = ? AND number = ? AND superseded_by IS NULL",
+            [repo, number],
+            order_by="id DESC",
+        )
+        return self._summary(rows[0]) if rows else None
+
+    def supersede(self, old_id: int, new_id: int) -> None:
+        self.db["summaries"].update(old_id, {"superseded_by": new_id})
+
+    def _summary_rows(self, where: str, args: list, order_by: str | None = None) -> list[dict]:
+        return list(self.db["summaries"].rows_where(where, args, order_by=order_by, limit=1))
+
+    @staticmethod
+    def _summary(row: dict) -> PRSummary:
+        return PRSummary(
+            id=row["id"],
+            repo=row["repo"],
+            number=row["number"],
+            revision_sha=row["revision_sha"],
+            prompt_version=row["prompt_version"],
+            model=row["model"],
+            revision=row["revision"],
+            change_type=ChangeType(row["change_type"]),
+            sections=SummarySections(
+                what_changed=row["what_changed"],
+                technical_impact=row["technical_impact"],
+                potential_risks=row["potential_risks"],
+                key_insights=row["key_insights"],
+            ),
+            files_covered=row["files_covered"],
+            files_total=row["files_total"],
+            usage=Usage(row["prompt_tokens"] or 0, row["completion_tokens"] or 0),
+            created_at=_parse(row["created_at"]),
+            superseded=row["superseded_by"] is not None,
+        )
+
+    # -- the LLM log ---------------------------------------------------------------------
+
+    def log_llm_call(
+        self,
+        *,
+        repo: str,
+        number: int,
+        model: str,
+        prompt_version: str,
+        purpose: str,
+        messages: list[dict],
+        response: str | None,
+        error: str | None,
+        usage: Usage,
+        duration_ms: int,
+    ) -> int:
+        return self.db["llm_calls"].insert(
+            {
+                "repo": repo,
+                "number": number,
+                "model": model,
+                "prompt_version": prompt_version,
+                "purpose": purpose,
+                "messages": json.dumps(messages),
+                "response": response,
+                "error": error,
+                "prompt_tokens": usage.prompt_tokens,
+                "completion_tokens": usage.completion_tokens,
+                "duration_ms": duration_ms,
+                "created_at": _iso(utcnow()),
+            }
+        ).last_pk
+
+    def llm_call_count(self) -> int:
+        return self.db["llm_calls"].count
+
+    # -- posted messages -----------------------------------------------------------------
+
+    def begin_post(self, record: PostRecord, kind: str) -> PostRecord:
+        """Write the intent to post before sending, so a crash leaves a trace to reconcile.
+
+        Returns the existing record when one is already there for this digest slot.
+        """
+        if kind in ("parent", "pr", "empty"):
+            existing = self.digest_post(
+                record.platform, record.channel, record.repo, record.day, kind, record.pr_number
+            )
+            if existing:
+                return existing
+        row_id = self.db["posts"].insert(
+            {
+                "platform": record.platform,
+                "channel": record.channel,
+                "repo": record.repo,
+                "day": record.day,
+                "kind": kind,
+                "pr_number": record.pr_number,
+                "message_id": record.message_id or None,
+                "thread_id": record.thread_id,
+                "summary_id": record.summary_id,
+                "created_at": _iso(utcnow()),
+            }
+        ).last_pk
+        return replace(record, id=row_id)
+
+    def complete_post(
+        self, record_id: int, message_id: str, thread_id: str | None = None
+    ) -> PostRecord:
+        values = {"message_id": message_id, "posted_at": _iso(utcnow())}
+        if thread_id is not None:
+            values["thread_id"] = thread_id
+        self.db["posts"].update(record_id, values)
+        return self._post(self.db["posts"].get(record_id))
+
+    def mark_attempt(self, record_id: int) -> None:
+        self.db["posts"].update(record_id, {"attempted_at": _iso(utcnow())})
+
+    def post_attempted(self, record_id: int) -> bool:
+        return bool(self.db["posts"].get(record_id)["attempted_at"])
+
+    def digest_post(
+        self, platform: str, channel: str, repo: str, day: str, kind: str, pr_number: int = 0
+    ) -> PostRecord | None:
+        rows = list(
+            self.db["posts"].rows_where(
+                "platform = ? AND channel = ? AND repo = ? AND day = ? AND kind = ?"
+                " AND pr_number = ?",
+                [platform, channel, repo, day, kind, pr_number],
+                limit=1,
+            )
+        )
+        return self._post(rows[0]) if rows else None
+
+    def digest_posts(self, platform: str, channel: str, repo: str, day: str) -> list[PostRecord]:
+        return [
+            self._post(row)
+            for row in self.db["posts"].rows_where(
+                "platform = ? AND channel = ? AND repo = ? AND day = ? AND kind IN ('parent','pr','empty')",
+                [platform, channel, repo, day],
+                order_by="id",
+            )
+        ]
+
+    def post_by_message(self, platform: str, channel: str, message_id: str) -> PostRecord | None:
+        rows = list(
+            self.db["posts"].rows_where(
+                "platform = ? AND channel = ? AND message_id = ?",
+                [platform, channel, message_id],
+                limit=1,
+            )
+        )
+        return self._post(rows[0]) if rows else None
+
+    def post_kind(self, record_id: int) -> str:
+        return self.db["posts"].get(record_id)["kind"]
+
+    @staticmethod
+    def _post(row: dict) -> PostRecord:
+        return PostRecord(
+            id=row["id"],
+            platform=row["platform"],
+            channel=row["channel"],
+            repo=row["repo"],
+            day=row["day"],
+            pr_number=row["pr_number"],
+            message_id=row["message_id"] or "",
+            thread_id=row["thread_id"],
+            summary_id=row["summary_id"],
+        )
+
+    # -- flags ---------------------------------------------------------------------------
+
+    def add_flag(self, flag: Flag) -> tuple[Flag, bool]:
+        """Record a flag; returns (flag, True) when new, (existing, False) when already there."""
+        existing = self._active_flag(flag.platform, flag.channel, flag.message_id, flag.user)
+        if existing:
+            return existing, False
+        row_id = self.db["flags"].insert(
+            {
+                "platform": flag.platform,
+                "channel": flag.channel,
+                "message_id": flag.message_id,
+                "user": flag.user,
+                "repo": flag.repo,
+                "number": flag.number,
+                "summary_id": flag.summary_id,
+                "emoji": flag.emoji,
+                "created_at": _iso(utcnow()),
+            }
+        ).last_pk
+        return self._flag(self.db["flags"].get(row_id)), True
+
+    def remove_flag(self, platform: str, channel: str, message_id: str, user: str) -> Flag | None:
+        existing = self._active_flag(platform, channel, message_id, user)
+        if existing is None:
+            return None
+        self.db["flags"].update(existing.id, {"removed_at": _iso(utcnow())})
+        return existing
+
+    def active_flags(self, summary_id: int) -> list[Flag]:
+        return [
+            self._flag(row)
+            for row in self.db["flags"].rows_where(
+                "summary_id = ? AND removed_at IS NULL", [summary_id], order_by="id"
+            )
+        ]
+
+    def flags_since(self, since: datetime, repo: str | None = None) -> list[Flag]:
+        where, args = "created_at >= ?", [_iso(since)]
+        if repo:
+            where, args = where + " AND repo = ?", [*args, repo]
+        return [self._flag(row) for row in self.db["flags"].rows_where(where, args, order_by="id")]
+
+    def _active_flag(self, platform: str, channel: str, message_id: str, user: str) -> Flag | None:
+        rows = list(
+            self.db["flags"].rows_where(
+                "platform = ? AND channel = ? AND message_id = ? AND user = ? AND removed_at IS NULL",
+                [platform, channel, message_id, user],
+                limit=1,
+            )
+        )
+        return self._flag(rows[0]) if rows else None
+
+    @staticmethod
+    def _flag(row: dict) -> Flag:
+        return Flag(
+            id=row["id"],
+            platform=row["platform"],
+            channel=row["channel"],
+            message_id=row["message_id"],
+            user=row["user"],
+            repo=row["repo"],
+            number=row["number"],
+            summary_id=row["summary_id"],
+            emoji=row["emoji"],
+            created_at=_parse(row["created_at"]),
+        )
+

@@ -1,0 +1,173 @@
+"""Choosing which parts of a PR's diff go into the prompt, under a token budget.
+
+Source comes before config, tests and docs; lock files, generated, vendored and binary files
+are left out; oversized patches are cut hunk by hunk. Every file that is cut or left out is
+named, so the model (and the reader of the coverage line) knows what it did not see.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from bot.models import ChangedFile
+from summarizer.tokens import count_tokens
+
+LOCK_FILES = {
+    "package-lock.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+    "poetry.lock",
+    "uv.lock",
+    "pipfile.lock",
+    "cargo.lock",
+    "gemfile.lock",
+    "composer.lock",
+    "go.sum",
+    "flake.lock",
+    "pdm.lock",
+    "bun.lockb",
+}
+BINARY_SUFFIXES = {
+    ".png", ".jpg", ".jpeg", ".gif", ".webp", ".ico", ".pdf", ".zip", ".gz", ".tgz", ".bz2",
+    ".xz", ".whl", ".so", ".dll", ".dylib", ".exe", ".bin", ".pt", ".pth", ".onnx", ".gguf",
+    ".safetensors", ".npy", ".npz", ".pkl", ".woff", ".woff2", ".ttf", ".otf", ".mp3", ".mp4",
+    ".wav", ".parquet",
+}  # fmt: skip
+_GENERATED = re.compile(
+    r"(_pb2(_grpc)?\.pyi?$|\.pb\.go$|\.min\.(js|css)$|\.map$|\.snap$|(^|/)generated/|"
+    r"(^|/)__generated__/|\.generated\.)"
+)
+_VENDORED = re.compile(r"(^|/)(vendor|vendored|third_party|thirdparty|3rdparty|node_modules)/")
+_TESTS = re.compile(r"(^|/)(tests?|testing|__tests__)/|(^|/)test_[^/]*$|_test\.[a-z]+$|\.test\.")
+_DOCS = re.compile(r"(^|/)(docs?|examples?)/|\.(md|rst|txt|adoc)$|(^|/)(README|CHANGELOG)[^/]*$")
+_CONFIG = re.compile(
+    r"(^|/)\.(github|buildkite|circleci|gitlab)/|\.(ya?ml|toml|ini|cfg|json)$|"
+    r"(^|/)(Dockerfile[^/]*|Makefile|CMakeLists\.txt|requirements[^/]*|setup\.py)$"
+)
+
+# Files that get some diff before the budget runs out get at least this many tokens each:
+# below it a patch fragment says too little to be worth the space.
+MIN_SHARE = 160
+
+
+@dataclass(frozen=True)
+class FileDiff:
+    file: ChangedFile
+    text: str  # the patch as it goes into the prompt (maybe cut); "" when left out
+    tokens: int
+    note: str | None = None  # why it was cut or left out; None when shown whole
+
+
+@dataclass(frozen=True)
+class DiffSelection:
+    files: tuple[FileDiff, ...]  # every changed file, in the prompt's order
+
+    @property
+    def shown(self) -> list[FileDiff]:
+        return [f for f in self.files if f.text]
+
+    @property
+    def omitted(self) -> list[FileDiff]:
+        return [f for f in self.files if not f.text]
+
+    @property
+    def tokens(self) -> int:
+        return sum(f.tokens for f in self.files)
+
+
+def exclusion_reason(f: ChangedFile) -> str | None:
+    path = f.filename
+    name = PurePosixPath(path).name.lower()
+    if name in LOCK_FILES or name.endswith(".lock"):
+        return "lock file"
+    if _VENDORED.search(path):
+        return "vendored"
+    if _GENERATED.search(path):
+        return "generated"
+    if PurePosixPath(path).suffix.lower() in BINARY_SUFFIXES:
+        return "binary"
+    if f.patch is None:
+        return "binary or too large for GitHub to show" if f.status != "renamed" else "renamed"
+    if not f.patch.strip():
+        return "no textual change"
+    return None
+
+
+def priority(path: str) -> int:
+    """0 source, 1 build/CI/config, 2 tests, 3 docs and examples."""
+    if _TESTS.search(path):
+        return 2
+    if _DOCS.search(path):
+        return 3
+    if _CONFIG.search(path):
+        return 1
+    return 0
+
+
+def select_diff(files: tuple[ChangedFile, ...] | list[ChangedFile], budget: int) -> DiffSelection:
+    """Fit the diff into `budget` tokens, fairly: small patches whole, big ones cut to a share."""
+    candidates: list[tuple[ChangedFile, int]] = []
+    left_out: list[FileDiff] = []
+    for f in files:
+        reason = exclusion_reason(f)
+        if reason:
+            left_out.append(FileDiff(f, "", 0, f"not shown: {reason}"))
+        else:
+            candidates.append((f, count_tokens(f.patch or "")))
+    candidates.sort(key=lambda c: priority(c[0].filename))  # stable: GitHub's order within a tier
+
+    cap = _water_level([t for _, t in candidates], budget)
+    chosen: list[FileDiff] = []
+    remaining = budget
+    for f, tokens in candidates:
+        share = min(tokens, max(cap, MIN_SHARE), remaining)
+        if share < min(tokens, MIN_SHARE):
+            chosen.append(FileDiff(f, "", 0, "not shown: over the prompt budget"))
+            continue
+        if share >= tokens:
+            chosen.append(FileDiff(f, f.patch or "", tokens))
+            remaining -= tokens
+            continue
+        text, used = cut_patch(f.patch or "", share)
+        if not text:
+            chosen.append(FileDiff(f, "", 0, "not shown: over the prompt budget"))
+            continue
+        chosen.append(FileDiff(f, text, used, f"cut to {used} of {tokens} tokens"))
+        remaining -= used
+    return DiffSelection(tuple(chosen + left_out))
+
+
+def _water_level(sizes: list[int], budget: int) -> int:
+    """The largest cap c with sum(min(size, c)) <= budget (so every file gets a fair share)."""
+    if sum(sizes) <= budget:
+        return max(sizes, default=0)
+    low, high = 0, max(sizes)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if sum(min(s, mid) for s in sizes) <= budget:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def cut_patch(patch: str, limit: int) -> tuple[str, int]:
+    """Keep whole hunks while they fit, then as many lines of the next as fit; say what was cut."""
+    lines = patch.split("\n")
+    kept: list[str] = []
+    used = 0
+    for i, line in enumerate(lines):
+        cost = count_tokens(line + "\n")
+        if used + cost > limit - 12:  # room for the note below
+            dropped = len(lines) - i
+            if not kept:
+                return "", 0
+            note = f"... [{dropped} more diff lines cut to fit the prompt budget]"
+            kept.append(note)
+            used += count_tokens(note)
+            break
+        kept.append(line)
+        used += cost
+    return "\n".join(kept), used

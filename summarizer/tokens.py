@@ -1,0 +1,58 @@
+"""Counting tokens, with or without tiktoken's downloadable encodings."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+log = logging.getLogger(__name__)
+
+_lock = threading.Lock()
+_counter: Callable[[str], int] | None = None
+
+
+def _estimate(text: str) -> int:
+    # About 4 characters a token for English and code under cl100k/o200k; rounding up keeps
+    # a budget computed with the estimate on the safe side.
+    return (len(text) + 3) // 4
+
+
+def count_tokens(text: str) -> int:
+    return _get_counter()(text)
+
+
+def _get_counter() -> Callable[[str], int]:
+    global _counter
+    if _counter is None:
+        with _lock:
+            if _counter is None:
+                _counter = _load()
+    return _counter
+
+
+def _load() -> Callable[[str], int]:
+    # tiktoken fetches its encoding files on first use; with no network that fails (or, behind
+    # a firewall that drops packets, hangs), and a budget does not need exact counts, so an
+    # estimate stands in after a short wait (said once, not per PR).
+    loaded: dict = {}
+
+    def load() -> None:
+        try:
+            import tiktoken
+
+            loaded["encoding"] = tiktoken.get_encoding("o200k_base")
+        except Exception as exc:  # noqa: BLE001 - any failure to load means "estimate"
+            loaded["error"] = type(exc).__name__
+
+    worker = threading.Thread(target=load, name="tiktoken-load", daemon=True)
+    worker.start()
+    worker.join(timeout=10)
+    encoding = loaded.get("encoding")
+    if encoding is None:
+        log.info(
+            "tiktoken encodings unavailable (%s): token counts are estimated",
+            loaded.get("error", "timed out"),
+        )
+        return _estimate
+    return lambda text: len(encoding.encode(text, disallowed_special=()))

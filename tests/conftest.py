@@ -1,0 +1,85 @@
+"""Shared fixtures: a private database and environment per test, and the local fakes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from bot.settings import Settings
+from tests.fakes.github import FakeFile, FakeGitHub, FakePR
+from tests.fakes.openai_api import FakeOpenAI
+
+# Every variable prdigest reads: cleared so a developer's own settings never leak into a test.
+_OUR_VARIABLES = (
+    "GITHUB_TOKEN GITHUB_API_URL OPENAI_API_KEY OPENAI_BASE_URL SLACK_BOT_TOKEN SLACK_APP_TOKEN "
+    "SLACK_SIGNING_SECRET SLACK_API_URL DISCORD_BOT_TOKEN DISCORD_API_URL DISCORD_GATEWAY_URL"
+).split()
+
+PACIFIC = ZoneInfo("America/Los_Angeles")
+REPO = "vllm-project/vllm"
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    import os
+
+    for name in list(os.environ):
+        if name.startswith("PRDIGEST_") or name in _OUR_VARIABLES:
+            monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PRDIGEST_DB", str(tmp_path / "prdigest.db"))
+    monkeypatch.chdir(tmp_path)  # so no developer's .env is read
+    return tmp_path
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGitHub]:
+    with FakeGitHub() as srv:
+        srv.add_repo(REPO)
+        yield srv
+
+
+@pytest.fixture
+def llm() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as srv:
+        yield srv
+
+
+@pytest.fixture
+def env(github: FakeGitHub, llm: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> Settings:
+    """The environment a user would set, pointing at the local fakes."""
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_testtoken123")
+    monkeypatch.setenv("GITHUB_API_URL", github.url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key-123")
+    monkeypatch.setenv("OPENAI_BASE_URL", llm.url + "/v1")
+    monkeypatch.setenv("PRDIGEST_LLM_RETRIES", "1")
+    monkeypatch.setenv("PRDIGEST_GITHUB_RETRIES", "2")
+    monkeypatch.setenv("PRDIGEST_GITHUB_BACKOFF", "0")
+    monkeypatch.setenv("PRDIGEST_REPO", REPO)
+    return Settings.from_env(dotenv=False)
+
+
+def pacific(text: str) -> datetime:
+    """`2026-02-23 23:17:54` as a Pacific wall-clock time."""
+    return datetime.fromisoformat(text).replace(tzinfo=PACIFIC)
+
+
+def make_pr(number: int, merged: str, *, files: int = 2, title: str | None = None, **kw) -> FakePR:
+    return FakePR(
+        number=number,
+        title=title or f"[Core] Change number {number}",
+        author=kw.pop("author", f"author{number % 7}"),
+        merged_by=kw.pop("merged_by", "maintainer"),
+        merged_at=pacific(merged),
+        files=kw.pop(
+            "file_list",
+            [
+                FakeFile(f"vllm/module_{number}_{i}.py", patch=f"@@ -1,2 +1,3 @@\n x = 1\n+y_{i} = 2\n")
+                for i in range(files)
+            ],
+        ),
+        **kw,
+    )

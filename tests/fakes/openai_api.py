@@ -1,0 +1,388 @@
+"""A fake OpenAI-compatible chat completions server.
+
+Usage::
+
+    with FakeOpenAI(latency=0.2) as srv:
+        client = openai.AsyncOpenAI(base_url=srv.url + "/v1", api_key="k")
+        srv.script([("status", 500), ("content", "not json")])  # then default behaviour
+
+Requests are served on one thread per connection, so concurrent client requests overlap
+exactly as they would against a real (parallel) backend.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+import uuid
+from collections import deque
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from tests.fakes.http_server import FakeHTTPServer, RecordedRequest, Response, reason
+
+Responder = Callable[[dict[str, Any]], str]
+
+#: One scripted behaviour: ``("status", code[, headers[, body]])``, ``("content", text)``,
+#: ``("hang", seconds)``.
+ScriptStep = tuple[Any, ...]
+
+_TITLE = re.compile(r"^\s*Title:\s*(?P<title>.+?)\s*$", re.MULTILINE)
+_TRIVIAL_WORDS = re.compile(
+    r"\b(typos?|bump|chore|docs?|readme|lint|format(ting)?|whitespace|comments?|spelling)\b",
+    re.IGNORECASE,
+)
+_ERROR_TYPES = {
+    400: ("invalid_request_error", None),
+    401: ("invalid_request_error", "invalid_api_key"),
+    403: ("invalid_request_error", "unsupported_country_region_territory"),
+    404: ("invalid_request_error", "model_not_found"),
+    429: ("requests", "rate_limit_exceeded"),
+}
+
+
+def message_text(message: dict[str, Any]) -> str:
+    """Text of a chat message whose content is a string or a list of content parts."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            part.get("text", "")
+            for part in content
+            if isinstance(part, dict) and part.get("type") == "text"
+        )
+    return ""
+
+
+def request_text(request: dict[str, Any]) -> str:
+    return "\n".join(message_text(m) for m in request.get("messages") or [] if isinstance(m, dict))
+
+
+def estimate_tokens(text: str) -> int:
+    return max(1, len(text) // 4) if text else 0
+
+
+def find_title(request: dict[str, Any]) -> str | None:
+    """The ``Title: ...`` line of the last user message (falling back to any message)."""
+    messages = [m for m in request.get("messages") or [] if isinstance(m, dict)]
+    user_texts = [message_text(m) for m in messages if m.get("role") == "user"]
+    for text in [*reversed(user_texts), request_text(request)]:
+        match = _TITLE.search(text)
+        if match:
+            return match["title"]
+    return None
+
+
+def _identifier(title: str) -> str:
+    """A code-ish identifier derived from the title, e.g. ``fix_login_redirect``."""
+    words = re.findall(r"[A-Za-z0-9]+", title.lower())
+    return "_".join(words[:4]) or "change"
+
+
+def default_responder(request: dict[str, Any]) -> str:
+    """A valid prdigest summary (JSON) that mentions the PR title.
+
+    ``type`` is TRIVIAL when the title looks like housekeeping (typo, docs, bump, chore...),
+    SUBSTANTIAL otherwise, so digests built from fake output have both kinds.
+    """
+    title = find_title(request) or "this change"
+    ident = f"`{_identifier(title)}`"
+    summary = {
+        "what_changed": (
+            f'The pull request "{title}" updates {ident} as described in its title. '
+            "It keeps the existing behaviour for callers that do not opt in."
+        ),
+        "technical_impact": (
+            f'Merging "{title}" changes how {ident} is wired into the surrounding modules. '
+            "No public interface is removed."
+        ),
+        "potential_risks": (
+            f'The main risk of "{title}" is an edge case around {ident} that tests may not cover. '
+            "Rolling back is a single revert."
+        ),
+        "key_insights": (
+            f'Reviewers of "{title}" should look first at {ident}. '
+            "The change is self-contained and easy to follow."
+        ),
+        "type": "TRIVIAL" if _TRIVIAL_WORDS.search(title) else "SUBSTANTIAL",
+    }
+    return json.dumps(summary)
+
+
+class FakeOpenAI(FakeHTTPServer):
+    """Fake OpenAI API: ``POST /v1/chat/completions``, ``GET /v1/models[/{id}]``.
+
+    Args:
+        latency: seconds slept before answering each request (concurrent requests overlap).
+        responder: ``(request_json) -> str`` producing the assistant message content;
+            defaults to :func:`default_responder`.
+        reject_json_schema: answer requests with ``response_format.type == "json_schema"``
+            with HTTP 400 (as some OpenAI-compatible servers do); ``json_object`` still works.
+        api_key: when set, requests must send ``Authorization: Bearer <api_key>`` (else 401).
+        models: ids listed by ``GET /v1/models``.
+    """
+
+    def __init__(
+        self,
+        *,
+        latency: float = 0.0,
+        responder: Responder | None = None,
+        reject_json_schema: bool = False,
+        api_key: str | None = None,
+        models: Iterable[str] = ("gpt-4o-mini", "gpt-4o"),
+    ) -> None:
+        super().__init__(latency=latency)
+        self.responder: Responder = responder or default_responder
+        self.reject_json_schema = reject_json_schema
+        self.api_key = api_key
+        self.models = list(models)
+        self.chat_requests: list[dict[str, Any]] = []  # parsed bodies, in arrival order
+        self._script: deque[ScriptStep] = deque()
+        self._count = 0
+        self._state_lock = threading.Lock()
+
+        self.route("POST", r"/v1/chat/completions", self._chat_completions)
+        self.route("GET", r"/v1/models", self._list_models)
+        self.route("GET", r"/v1/models/(?P<model>[^/]+)", self._get_model)
+
+    # -- knobs -----------------------------------------------------------------------------
+
+    def script(self, steps: Iterable[ScriptStep]) -> None:
+        """Queue per-request behaviours; each chat request consumes one, then defaults resume.
+
+        Steps: ``("status", code)``, ``("status", code, headers)``,
+        ``("status", code, headers, body)``, ``("content", text)``, ``("hang", seconds)``
+        (sleep, then answer normally — pair with a client timeout).
+        """
+        steps = list(steps)
+        for step in steps:
+            if not step or step[0] not in ("status", "content", "hang"):
+                raise ValueError(f"unknown script step {step!r}")
+        with self._state_lock:
+            self._script.extend(steps)
+
+    @property
+    def script_remaining(self) -> int:
+        with self._state_lock:
+            return len(self._script)
+
+    @property
+    def completions_count(self) -> int:
+        """Chat completion requests received (including failed ones)."""
+        with self._state_lock:
+            return self._count
+
+    # -- hooks -----------------------------------------------------------------------------
+
+    def default_headers(self, req: RecordedRequest, resp: Response) -> dict[str, str]:
+        return {
+            "Content-Type": "application/json",
+            "x-request-id": f"req_{uuid.uuid4().hex}",
+            "openai-processing-ms": str(int(self.latency * 1000)),
+            "openai-version": "2020-10-01",
+            "x-ratelimit-limit-requests": "10000",
+            "x-ratelimit-remaining-requests": "9999",
+            "x-ratelimit-limit-tokens": "2000000",
+            "x-ratelimit-remaining-tokens": "1999000",
+        }
+
+    def error_body(self, status: int, headers: dict[str, str], req: RecordedRequest) -> Any:
+        return _error_body(status)
+
+    def not_found(self, req: RecordedRequest) -> Response:
+        return Response(
+            404,
+            _error_body(404, f"Invalid URL ({req.method} {req.path})", code=None),
+        )
+
+    # -- handlers --------------------------------------------------------------------------
+
+    def _check_auth(self, req: RecordedRequest) -> Response | None:
+        auth = req.header("authorization") or ""
+        if not auth.startswith("Bearer ") or (
+            self.api_key is not None and auth != f"Bearer {self.api_key}"
+        ):
+            return Response(
+                401,
+                _error_body(401, "Incorrect API key provided."),
+            )
+        return None
+
+    def _chat_completions(self, req: RecordedRequest, m: re.Match[str]) -> Response:
+        with self._state_lock:
+            self._count += 1
+        return self._complete(req)
+
+    def _complete(self, req: RecordedRequest) -> Response:
+        if not isinstance(req.json, dict):
+            return Response(
+                400, _error_body(400, "We could not parse the JSON body of your request.")
+            )
+        body: dict[str, Any] = req.json
+        with self._state_lock:
+            self.chat_requests.append(body)
+        if (denied := self._check_auth(req)) is not None:
+            return denied
+        if not body.get("model") or not isinstance(body.get("messages"), list):
+            return Response(
+                400, _error_body(400, "Missing required parameter: 'messages'.", param="messages")
+            )
+        response_format = body.get("response_format") or {}
+        if self.reject_json_schema and response_format.get("type") == "json_schema":
+            return Response(
+                400,
+                _error_body(
+                    400,
+                    "response_format json_schema is not supported",
+                    param="response_format",
+                    code=None,
+                ),
+            )
+
+        with self._state_lock:
+            step = self._script.popleft() if self._script else None
+        content: str | None = None
+        if step is not None:
+            kind = step[0]
+            if kind == "status":
+                status = int(step[1])
+                headers = dict(step[2]) if len(step) > 2 and step[2] else {}
+                err = step[3] if len(step) > 3 else _error_body(status)
+                return Response(status, err, headers)
+            if kind == "content":
+                content = str(step[1])
+            elif kind == "hang":
+                self.sleep(float(step[1]))
+        if content is None:
+            content = self.responder(body)
+        return self._completion_response(body, content)
+
+    def _completion_response(self, body: dict[str, Any], content: str) -> Response:
+        prompt_tokens = estimate_tokens(request_text(body))
+        completion_tokens = estimate_tokens(content)
+        completion_id = f"chatcmpl-{uuid.uuid4().hex[:24]}"
+        created = int(time.time())
+        model = str(body["model"])
+        usage = {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+            "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+            "completion_tokens_details": {
+                "reasoning_tokens": 0,
+                "audio_tokens": 0,
+                "accepted_prediction_tokens": 0,
+                "rejected_prediction_tokens": 0,
+            },
+        }
+        if body.get("stream"):
+            return self._stream_response(body, completion_id, created, model, content, usage)
+        return Response(
+            200,
+            {
+                "id": completion_id,
+                "object": "chat.completion",
+                "created": created,
+                "model": model,
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {
+                            "role": "assistant",
+                            "content": content,
+                            "refusal": None,
+                            "annotations": [],
+                        },
+                        "logprobs": None,
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": usage,
+                "service_tier": "default",
+                "system_fingerprint": "fp_fake",
+            },
+        )
+
+    def _stream_response(
+        self,
+        body: dict[str, Any],
+        completion_id: str,
+        created: int,
+        model: str,
+        content: str,
+        usage: dict[str, Any],
+    ) -> Response:
+        """Server-sent events, all written at once (enough for clients that ask to stream)."""
+
+        def chunk(delta: dict[str, Any], finish: str | None, with_usage: bool = False) -> str:
+            data: dict[str, Any] = {
+                "id": completion_id,
+                "object": "chat.completion.chunk",
+                "created": created,
+                "model": model,
+                "system_fingerprint": "fp_fake",
+                "choices": []
+                if with_usage
+                else [{"index": 0, "delta": delta, "finish_reason": finish}],
+            }
+            if with_usage:
+                data["usage"] = usage
+            return f"data: {json.dumps(data)}\n\n"
+
+        events = [
+            chunk({"role": "assistant", "content": ""}, None),
+            chunk({"content": content}, None),
+            chunk({}, "stop"),
+        ]
+        if (body.get("stream_options") or {}).get("include_usage"):
+            events.append(chunk({}, None, with_usage=True))
+        events.append("data: [DONE]\n\n")
+        return Response(200, "".join(events), {"Content-Type": "text/event-stream; charset=utf-8"})
+
+    def _model_json(self, model: str) -> dict[str, Any]:
+        return {"id": model, "object": "model", "created": 1700000000, "owned_by": "fake"}
+
+    def _list_models(self, req: RecordedRequest, m: re.Match[str]) -> Response:
+        if (denied := self._check_auth(req)) is not None:
+            return denied
+        return Response(200, {"object": "list", "data": [self._model_json(x) for x in self.models]})
+
+    def _get_model(self, req: RecordedRequest, m: re.Match[str]) -> Response:
+        if (denied := self._check_auth(req)) is not None:
+            return denied
+        if m["model"] not in self.models:
+            return Response(
+                404, _error_body(404, f"The model '{m['model']}' does not exist", param="model")
+            )
+        return Response(200, self._model_json(m["model"]))
+
+
+def _error_body(
+    status: int,
+    message: str | None = None,
+    *,
+    param: str | None = None,
+    code: str | None = "",
+) -> dict[str, Any]:
+    """OpenAI's error envelope: ``{"error": {message, type, param, code}}``."""
+    err_type, default_code = _ERROR_TYPES.get(
+        status, ("server_error" if status >= 500 else "invalid_request_error", None)
+    )
+    if message is None:
+        if status == 429:
+            message = "Rate limit reached for requests. Please try again later."
+        elif status >= 500:
+            message = "The server had an error while processing your request. Sorry about that!"
+        else:
+            message = reason(status)
+    return {
+        "error": {
+            "message": message,
+            "type": err_type,
+            "param": param,
+            "code": default_code if code == "" else code,
+        }
+    }
