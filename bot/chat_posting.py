@@ -92,6 +92,7 @@ class DigestPoster:
 
     async def _post(self, channel: str, digest: Digest) -> PostOutcome:
         day = digest.window.day.isoformat()
+        was_complete = self.is_complete(channel, digest)
         if not digest.entries:
             record, fresh = await self._ensure(
                 channel, digest, "empty", 0, lambda: self.transport.send_empty(channel, digest),
@@ -121,12 +122,12 @@ class DigestPoster:
             )  # fmt: skip
             sent += int(fresh)
         link = self.transport.link(channel, _posted(parent))
-        if parent_fresh:
-            status = "posted"
-        elif sent:
-            status = "resumed"
-        else:
+        if was_complete:
             status = "already"
+        elif parent_fresh:
+            status = "posted"
+        else:
+            status = "resumed"
         log.info(
             "digest %s %s in %s:%s: %s (%d replies sent)",
             digest.repo, day, self.platform, channel, status, sent,

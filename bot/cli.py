@@ -73,7 +73,10 @@ repo_option = click.option(
     "--repo", "repo_text", metavar="OWNER/NAME", help="The repository (default: PRDIGEST_REPO)."
 )
 tz_option = click.option(
-    "--tz", "tz_name", metavar="ZONE", help="IANA time zone of the day (default: PRDIGEST_TIMEZONE)."
+    "--tz",
+    "tz_name",
+    metavar="ZONE",
+    help="IANA time zone of the day (default: PRDIGEST_TIMEZONE).",
 )
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead.")
 refresh_option = click.option(

@@ -62,7 +62,9 @@ def day_window(day: date, tz_name: str) -> DayWindow:
     return DayWindow(day=day, tz_name=tz_name, start=start, end=end)
 
 
-def is_complete(window: DayWindow, now: datetime | None = None, settle: timedelta = timedelta(hours=1)) -> bool:
+def is_complete(
+    window: DayWindow, now: datetime | None = None, settle: timedelta = timedelta(hours=1)
+) -> bool:
     """Whether the day ended long enough ago that GitHub's search index has caught up with it.
 
     Search lags merges by seconds to minutes; a list fetched after `settle` is final.

@@ -50,9 +50,7 @@ class DigestService:
         # Made on first need, so a fully cached day never starts a model or opens a client.
         async with self._summarizer_lock:
             if self._summarizer is None:
-                self._summarizer = await asyncio.to_thread(
-                    self.summarizer_factory, self._log_call
-                )
+                self._summarizer = await asyncio.to_thread(self.summarizer_factory, self._log_call)
             return self._summarizer
 
     async def aclose(self) -> None:

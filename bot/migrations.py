@@ -138,6 +138,11 @@ def m002_posts_and_flags(db: Database) -> None:
         " WHERE kind IN ('parent', 'pr', 'empty')"
     )
     db["posts"].create_index(["platform", "channel", "message_id"])
+    # "Flagged as inaccurate, thanks" is said once per summary and channel, even under races.
+    db.execute(
+        "CREATE UNIQUE INDEX idx_posts_flag_ack ON posts (platform, channel, summary_id)"
+        " WHERE kind = 'flag_ack'"
+    )
     db["flags"].create(
         {
             "id": int,

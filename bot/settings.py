@@ -115,7 +115,9 @@ class Settings:
         guilds: list[int] = []
         for raw_guild in listing("PRDIGEST_DISCORD_GUILDS"):
             if not raw_guild.isdigit():
-                raise ConfigurationError(f"PRDIGEST_DISCORD_GUILDS: {raw_guild!r} is not a guild id")
+                raise ConfigurationError(
+                    f"PRDIGEST_DISCORD_GUILDS: {raw_guild!r} is not a guild id"
+                )
             guilds.append(int(raw_guild))
 
         def seconds(name: str, default: float) -> float:

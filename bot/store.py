@@ -110,9 +110,7 @@ class Store:
             )
 
     def get_pr(self, repo: str, number: int) -> PullRequest | None:
-        rows = list(
-            self.db["pull_requests"].rows_where("repo = ? AND number = ?", [repo, number])
-        )
+        rows = list(self.db["pull_requests"].rows_where("repo = ? AND number = ?", [repo, number]))
         if not rows:
             return None
         row = rows[0]
@@ -297,22 +295,26 @@ class Store:
         usage: Usage,
         duration_ms: int,
     ) -> int:
-        return self.db["llm_calls"].insert(
-            {
-                "repo": repo,
-                "number": number,
-                "model": model,
-                "prompt_version": prompt_version,
-                "purpose": purpose,
-                "messages": json.dumps(messages),
-                "response": response,
-                "error": error,
-                "prompt_tokens": usage.prompt_tokens,
-                "completion_tokens": usage.completion_tokens,
-                "duration_ms": duration_ms,
-                "created_at": _iso(utcnow()),
-            }
-        ).last_pk
+        return (
+            self.db["llm_calls"]
+            .insert(
+                {
+                    "repo": repo,
+                    "number": number,
+                    "model": model,
+                    "prompt_version": prompt_version,
+                    "purpose": purpose,
+                    "messages": json.dumps(messages),
+                    "response": response,
+                    "error": error,
+                    "prompt_tokens": usage.prompt_tokens,
+                    "completion_tokens": usage.completion_tokens,
+                    "duration_ms": duration_ms,
+                    "created_at": _iso(utcnow()),
+                }
+            )
+            .last_pk
+        )
 
     def llm_call_count(self) -> int:
         return self.db["llm_calls"].count
@@ -330,20 +332,24 @@ class Store:
             )
             if existing:
                 return existing
-        row_id = self.db["posts"].insert(
-            {
-                "platform": record.platform,
-                "channel": record.channel,
-                "repo": record.repo,
-                "day": record.day,
-                "kind": kind,
-                "pr_number": record.pr_number,
-                "message_id": record.message_id or None,
-                "thread_id": record.thread_id,
-                "summary_id": record.summary_id,
-                "created_at": _iso(utcnow()),
-            }
-        ).last_pk
+        row_id = (
+            self.db["posts"]
+            .insert(
+                {
+                    "platform": record.platform,
+                    "channel": record.channel,
+                    "repo": record.repo,
+                    "day": record.day,
+                    "kind": kind,
+                    "pr_number": record.pr_number,
+                    "message_id": record.message_id or None,
+                    "thread_id": record.thread_id,
+                    "summary_id": record.summary_id,
+                    "created_at": _iso(utcnow()),
+                }
+            )
+            .last_pk
+        )
         return replace(record, id=row_id)
 
     def complete_post(
@@ -411,6 +417,25 @@ class Store:
             summary_id=row["summary_id"],
         )
 
+    def claim_flag_ack(self, platform: str, channel: str, summary_id: int) -> bool:
+        """True for exactly one caller per (platform, channel, summary)."""
+        try:
+            self.db["posts"].insert(
+                {
+                    "platform": platform,
+                    "channel": channel,
+                    "repo": "",
+                    "day": "",
+                    "kind": "flag_ack",
+                    "pr_number": 0,
+                    "summary_id": summary_id,
+                    "created_at": _iso(utcnow()),
+                }
+            )
+        except sqlite3.IntegrityError:
+            return False
+        return True
+
     # -- flags ---------------------------------------------------------------------------
 
     def add_flag(self, flag: Flag) -> tuple[Flag, bool]:
@@ -418,19 +443,23 @@ class Store:
         existing = self._active_flag(flag.platform, flag.channel, flag.message_id, flag.user)
         if existing:
             return existing, False
-        row_id = self.db["flags"].insert(
-            {
-                "platform": flag.platform,
-                "channel": flag.channel,
-                "message_id": flag.message_id,
-                "user": flag.user,
-                "repo": flag.repo,
-                "number": flag.number,
-                "summary_id": flag.summary_id,
-                "emoji": flag.emoji,
-                "created_at": _iso(utcnow()),
-            }
-        ).last_pk
+        row_id = (
+            self.db["flags"]
+            .insert(
+                {
+                    "platform": flag.platform,
+                    "channel": flag.channel,
+                    "message_id": flag.message_id,
+                    "user": flag.user,
+                    "repo": flag.repo,
+                    "number": flag.number,
+                    "summary_id": flag.summary_id,
+                    "emoji": flag.emoji,
+                    "created_at": _iso(utcnow()),
+                }
+            )
+            .last_pk
+        )
         return self._flag(self.db["flags"].get(row_id)), True
 
     def remove_flag(self, platform: str, channel: str, message_id: str, user: str) -> Flag | None:
@@ -478,4 +507,3 @@ class Store:
             emoji=row["emoji"],
             created_at=_parse(row["created_at"]),
         )
-

@@ -1,0 +1,211 @@
+"""What `/digest` and `/prsummary` mean, for every chat platform.
+
+Adapters hand over the raw text and who typed it where; they get back a request to carry
+out or a short error to show. Parsing, allow-lists and rate limits live here, once.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import defaultdict, deque
+from dataclasses import dataclass
+from datetime import datetime
+
+from bot.day_window import day_window, parse_day, zone
+from bot.digest import DigestService
+from bot.errors import PRDigestError, UserInputError
+from bot.models import DayWindow, Digest, DigestEntry
+from bot.pr_ref import parse_pr_ref, parse_repo
+from bot.settings import Settings
+
+MAX_COMMAND_LENGTH = 200
+_TIME = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
+
+DIGEST_HELP = (
+    "Usage: /digest [yesterday | today | YYYY-MM-DD | N days ago] [owner/repo] · "
+    "/digest subscribe owner/repo [at HH:MM] [tz Area/City] · /digest unsubscribe owner/repo · "
+    "/digest subscriptions"
+)
+PRSUMMARY_HELP = "Usage: /prsummary 35156 (or #35156, owner/repo#35156, or a PR link)"
+
+
+@dataclass(frozen=True)
+class DigestRequest:
+    repo: str
+    window: DayWindow
+
+
+@dataclass(frozen=True)
+class SubscriptionCommand:
+    action: str  # "subscribe", "unsubscribe" or "list"
+    repo: str | None = None
+    post_time: str | None = None
+    tz_name: str | None = None
+
+
+@dataclass(frozen=True)
+class PRRequest:
+    repo: str
+    number: int
+
+
+def _clean(text: str | None) -> str:
+    value = " ".join((text or "").split())
+    if len(value) > MAX_COMMAND_LENGTH:
+        raise UserInputError("That is too long for a command. " + DIGEST_HELP)
+    return value
+
+
+def parse_digest_text(
+    text: str | None, *, default_repo: str | None, tz_name: str, now: datetime | None = None
+) -> DigestRequest | SubscriptionCommand:
+    value = _clean(text)
+    words = value.split(" ") if value else []
+    if words and words[0].lower() in {"help", "-h", "--help"}:
+        raise UserInputError(DIGEST_HELP)
+    if words and words[0].lower() in {"subscribe", "unsubscribe", "subscriptions"}:
+        return _parse_subscription(words, tz_name)
+    repo_words = [w for w in words if "/" in w and not re.fullmatch(r"[\d/]+", w)]
+    if len(repo_words) > 1:
+        raise UserInputError("Name one repository. " + DIGEST_HELP)
+    repo = parse_repo(repo_words[0] if repo_words else default_repo)
+    day_text = " ".join(w for w in words if w not in repo_words) or "yesterday"
+    day = parse_day(day_text, tz_name, now=now)
+    return DigestRequest(repo=repo, window=day_window(day, tz_name))
+
+
+def _parse_subscription(words: list[str], default_tz: str) -> SubscriptionCommand:
+    action = words[0].lower()
+    if action == "subscriptions":
+        if len(words) > 1:
+            raise UserInputError("/digest subscriptions takes no arguments")
+        return SubscriptionCommand("list")
+    if len(words) < 2:
+        raise UserInputError(f"Usage: /digest {action} owner/repo")
+    repo = parse_repo(words[1])
+    if action == "unsubscribe":
+        if len(words) > 2:
+            raise UserInputError("Usage: /digest unsubscribe owner/repo")
+        return SubscriptionCommand("unsubscribe", repo)
+    post_time, tz_name = None, None
+    rest = words[2:]
+    while rest:
+        key = rest.pop(0).lower()
+        if not rest:
+            raise UserInputError(f"'{key}' needs a value. " + DIGEST_HELP)
+        value = rest.pop(0)
+        if key == "at":
+            match = _TIME.match(value)
+            if not match:
+                raise UserInputError(f"{value[:20]!r} is not a time: use HH:MM, like 09:00")
+            post_time = f"{int(match.group(1)):02d}:{match.group(2)}"
+        elif key == "tz":
+            zone(value)
+            tz_name = value
+        else:
+            raise UserInputError(f"Unknown option {key[:20]!r}. " + DIGEST_HELP)
+    return SubscriptionCommand("subscribe", repo, post_time, tz_name or default_tz)
+
+
+def parse_prsummary_text(text: str | None, *, default_repo: str | None) -> PRRequest:
+    value = _clean(text)
+    if not value or value.lower() in {"help", "-h", "--help"}:
+        raise UserInputError(PRSUMMARY_HELP)
+    if " " in value:
+        raise UserInputError("Give one PR. " + PRSUMMARY_HELP)
+    ref = parse_pr_ref(value)
+    if ref.repo is None and not default_repo:
+        raise UserInputError("No default repository is set: use owner/repo#35156")
+    return PRRequest(repo=parse_repo(ref.repo or default_repo), number=ref.number)
+
+
+class RateLimiter:
+    """At most `limit` events per key in any `window` seconds (in memory, per process)."""
+
+    def __init__(self, limit: int, window: float = 60.0):
+        self.limit = limit
+        self.window = window
+        self._events: dict[str, deque[float]] = defaultdict(deque)
+
+    def allow(self, key: str, now: float | None = None) -> bool:
+        if self.limit <= 0:
+            return True
+        now = time.monotonic() if now is None else now
+        events = self._events[key]
+        while events and events[0] <= now - self.window:
+            events.popleft()
+        if len(events) >= self.limit:
+            return False
+        events.append(now)
+        return True
+
+
+class ChatCommands:
+    """The platform-neutral side of the slash commands."""
+
+    def __init__(self, service: DigestService, settings: Settings):
+        self.service = service
+        self.settings = settings
+        self.user_limit = RateLimiter(settings.user_llm_per_minute)
+        self.channel_limit = RateLimiter(settings.channel_llm_per_minute)
+
+    # -- checks --------------------------------------------------------------------------
+
+    def check_access(self, repo: str, channel: str) -> None:
+        allowed_repos = self.settings.allowed_repos
+        if allowed_repos and repo.lower() not in allowed_repos:
+            raise UserInputError(f"{repo} is not one of the repositories this bot may summarize")
+        allowed_channels = self.settings.allowed_channels
+        if allowed_channels and channel not in allowed_channels:
+            raise UserInputError("This bot is not enabled in this channel")
+
+    def check_llm_budget(self, user: str, channel: str) -> None:
+        """Commands that make the LLM work are limited per user and per channel."""
+        if not self.user_limit.allow(f"user:{user}"):
+            raise UserInputError(
+                "You have asked for a lot of new summaries in the last minute: "
+                "please wait a moment and try again."
+            )
+        if not self.channel_limit.allow(f"channel:{channel}"):
+            raise UserInputError(
+                "This channel has asked for a lot of new summaries in the last minute: "
+                "please wait a moment and try again."
+            )
+
+    # -- /digest -------------------------------------------------------------------------
+
+    def digest_request(self, text: str | None, channel: str) -> DigestRequest | SubscriptionCommand:
+        request = parse_digest_text(
+            text, default_repo=self.settings.repo, tz_name=self.settings.timezone
+        )
+        if isinstance(request, DigestRequest):
+            self.check_access(request.repo, channel)
+        elif request.repo:
+            self.check_access(request.repo, channel)
+        return request
+
+    async def build_digest(self, request: DigestRequest) -> Digest:
+        return await self.service.digest(request.repo, request.window)
+
+    # -- /prsummary ----------------------------------------------------------------------
+
+    def pr_request(self, text: str | None, channel: str) -> PRRequest:
+        request = parse_prsummary_text(text, default_repo=self.settings.repo)
+        self.check_access(request.repo, channel)
+        return request
+
+    def cached(self, request: PRRequest) -> DigestEntry | None:
+        """An answer needing no call at all (not rate limited)."""
+        return self.service.cached_entry(request.repo, request.number)
+
+    async def summarize(self, request: PRRequest) -> DigestEntry:
+        """Fetch and summarize; raises PRDigestError (not found, an issue) for the user."""
+        return await self.service.pr_entry(request.repo, request.number)
+
+
+def error_text(exc: Exception) -> str:
+    """What a chat user is shown for an error: the sentence, never a traceback."""
+    if isinstance(exc, PRDigestError):
+        return str(exc)
+    return "Something went wrong on our side; the error was logged."
