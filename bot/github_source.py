@@ -156,8 +156,9 @@ class GitHubSource:
     def _not_a_pr(self, repo: RepoInfo, number: int) -> NotFoundError:
         # Only on the error path: one more call tells "no such number" from "that is an issue".
         try:
-            self._lazy.get_repo(repo.full_name).get_issue(number)
-        except GithubException:
+            issue = self._lazy.get_repo(repo.full_name).get_issue(number)
+            issue.title  # noqa: B018 - a lazy handle: reading a field sends the request
+        except (GithubException, RequestException):
             return NotFoundError(f"{repo.full_name}#{number} not found")
         return NotFoundError(f"{repo.full_name}#{number} is an issue, not a pull request")
 

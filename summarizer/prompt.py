@@ -96,16 +96,22 @@ def build_prompt(pr: PullRequest, budget: PromptBudget) -> BuiltPrompt:
     if list_allowance > budget.max_prompt_tokens // 4:
         list_allowance = count_tokens(_grouped_file_list(pr)) + 20
     diff_budget = max(0, budget.max_prompt_tokens - fixed - list_allowance)
-    selection = select_diff(pr.files, diff_budget)
-    file_list = _file_list(list(selection.files))
-    if count_tokens(file_list) > budget.max_prompt_tokens // 4:
-        file_list = _grouped_file_list(pr)
-    user = (
-        f"{header}\nChanged files ({len(pr.files)}):\n{file_list}\n\n"
-        f"Diff:\n{_diff_text(selection) or '(no diff available)'}\n</pr>"
-    )
+    # Per-file headers and the list's notes are only known once the diff is chosen: if they
+    # push the prompt over, shrink the diff by the overshoot and choose again.
+    for _ in range(4):
+        selection = select_diff(pr.files, diff_budget)
+        file_list = _file_list(list(selection.files))
+        if count_tokens(file_list) > budget.max_prompt_tokens // 4:
+            file_list = _grouped_file_list(pr)
+        user = (
+            f"{header}\nChanged files ({len(pr.files)}):\n{file_list}\n\n"
+            f"Diff:\n{_diff_text(selection) or '(no diff available)'}\n</pr>"
+        )
+        tokens = count_tokens(system) + count_tokens(user) + 8
+        if tokens <= budget.max_prompt_tokens or diff_budget == 0:
+            break
+        diff_budget = max(0, diff_budget - (tokens - budget.max_prompt_tokens) - 50)
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-    tokens = count_tokens(system) + count_tokens(user) + 8
     return BuiltPrompt(messages=messages, selection=selection, prompt_tokens=tokens)
 
 
@@ -126,9 +132,10 @@ def _grouped_file_list(pr: PullRequest) -> str:
         parent = str(PurePosixPath(f.filename).parent)
         g = groups[parent]
         g[0], g[1], g[2] = g[0] + 1, g[1] + f.additions, g[2] + f.deletions
-    return "\n".join(
-        f"- {d}/ ({n} files, +{a}/-{r})" for d, (n, a, r) in sorted(groups.items())
-    ) + "\n(too many files to list one by one; only some diffs are shown below)"
+    return (
+        "\n".join(f"- {d}/ ({n} files, +{a}/-{r})" for d, (n, a, r) in sorted(groups.items()))
+        + "\n(too many files to list one by one; only some diffs are shown below)"
+    )
 
 
 def _diff_text(selection: DiffSelection) -> str:
