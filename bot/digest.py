@@ -188,6 +188,8 @@ class DigestService:
                     files_covered=result.files_covered,
                     files_total=result.files_total,
                     usage=result.usage,
+                    grounded_fraction=result.grounded_fraction,
+                    unverified=result.unverified,
                 )
             )
             return DigestEntry(pr, summary)

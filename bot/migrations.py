@@ -161,3 +161,12 @@ def m002_posts_and_flags(db: Database) -> None:
     )
     db["flags"].create_index(["summary_id"])
     db["flags"].create_index(["platform", "channel", "message_id", "user"])
+
+
+@migrations()
+def m003_summary_grounding(db: Database) -> None:
+    # The claim check's result, and a revision's one-line note of what it corrected.
+    summaries = db["summaries"]
+    summaries.add_column("grounded_fraction", float)
+    summaries.add_column("unverified", str)  # JSON list of names the PR never mentions
+    summaries.add_column("change_note", str)

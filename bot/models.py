@@ -117,6 +117,9 @@ class PRSummary:
     revision: int = 1  # 2, 3... after a flag-driven regeneration
     created_at: datetime | None = None
     superseded: bool = False
+    grounded_fraction: float = 1.0
+    unverified: tuple[str, ...] = ()
+    change_note: str | None = None  # for a revision: what changed, in one line
 
     @property
     def coverage_line(self) -> str:

@@ -59,6 +59,9 @@ def render_entry(entry: DigestEntry, tz: tzinfo | None, *, index: int | None = N
             lines += [f"*Revised after a flag (revision {entry.summary.revision}).*", ""]
         for heading, text in entry.summary.sections.items():
             lines += [f"**{heading}**  ", text, ""]
+        if entry.summary.unverified:
+            names = ", ".join(f"`{name}`" for name in entry.summary.unverified)
+            lines += [f"*Unverified: {names} (not found in the PR's diff, files or text).*", ""]
     lines += ["---", "", ""]
     return "\n".join(lines)
 

@@ -36,6 +36,10 @@ def _iso(moment: datetime | None) -> str | None:
     return moment.astimezone(UTC).isoformat() if moment else None
 
 
+def _or(value, default):
+    return default if value is None else value
+
+
 def _parse(moment: str | None) -> datetime | None:
     return datetime.fromisoformat(moment) if moment else None
 
@@ -202,6 +206,9 @@ class Store:
             "prompt_tokens": summary.usage.prompt_tokens,
             "completion_tokens": summary.usage.completion_tokens,
             "created_at": _iso(summary.created_at or utcnow()),
+            "grounded_fraction": summary.grounded_fraction,
+            "unverified": json.dumps(list(summary.unverified)),
+            "change_note": summary.change_note,
         }
         with self.db.atomic():
             # --refresh writes the same key again: the new text replaces the old in place.
@@ -277,6 +284,9 @@ class Store:
             usage=Usage(row["prompt_tokens"] or 0, row["completion_tokens"] or 0),
             created_at=_parse(row["created_at"]),
             superseded=row["superseded_by"] is not None,
+            grounded_fraction=_or(row.get("grounded_fraction"), 1.0),
+            unverified=tuple(json.loads(row.get("unverified") or "[]")),
+            change_note=row.get("change_note"),
         )
 
     # -- the LLM log ---------------------------------------------------------------------

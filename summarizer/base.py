@@ -19,6 +19,8 @@ class SummaryResult:
     files_covered: int
     files_total: int
     usage: Usage = field(default_factory=Usage)
+    grounded_fraction: float = 1.0  # share of named identifiers found in the PR
+    unverified: tuple[str, ...] = ()  # names the model still used that the PR never mentions
 
 
 @dataclass(frozen=True)

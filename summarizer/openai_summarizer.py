@@ -10,7 +10,8 @@ from openai import AsyncOpenAI
 
 from bot.models import PullRequest, Usage
 from summarizer.base import CallLog, LLMCall, SummarizeError, SummaryResult
-from summarizer.prompt import PROMPT_VERSION, BuiltPrompt, PromptBudget, build_prompt
+from summarizer.claims import check_claims
+from summarizer.prompt import PROMPT_VERSION, PromptBudget, build_prompt
 from summarizer.schema import (
     RESPONSE_FORMAT_OBJECT,
     RESPONSE_FORMAT_SCHEMA,
@@ -70,15 +71,36 @@ class OpenAISummarizer:
                 change_type, sections = parse_answer(content)
             except InvalidAnswer as second:
                 raise SummarizeError(f"the model's answer was invalid twice ({second})") from None
-        return self._result(prompt, change_type, sections, usage)
-
-    def _result(self, prompt: BuiltPrompt, change_type, sections, usage: Usage) -> SummaryResult:
+        check = check_claims(sections, pr)
+        if not check.ok:
+            # One regeneration, naming what the PR never mentions; then accept with a note.
+            names = ", ".join(f"`{name}`" for name in check.ungrounded[:12])
+            retry = [
+                *prompt.messages,
+                {"role": "assistant", "content": (content or "")[:4000]},
+                {
+                    "role": "user",
+                    "content": f"These names do not appear anywhere in the PR: {names}. Rewrite "
+                    "the JSON answer using only identifiers and paths that appear in the PR data.",
+                },
+            ]
+            content, more = await self._complete(pr, retry, "grounding")
+            usage = usage + more
+            try:
+                retried_type, retried = parse_answer(content)
+            except InvalidAnswer:
+                retried_type, retried = change_type, sections
+            recheck = check_claims(retried, pr)
+            if len(recheck.ungrounded) <= len(check.ungrounded):
+                change_type, sections, check = retried_type, retried, recheck
         return SummaryResult(
             change_type=change_type,
             sections=sections,
             files_covered=prompt.files_covered,
             files_total=prompt.files_total,
             usage=usage,
+            grounded_fraction=check.grounded_fraction,
+            unverified=check.ungrounded,
         )
 
     async def _complete(

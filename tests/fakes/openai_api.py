@@ -77,9 +77,9 @@ def find_title(request: dict[str, Any]) -> str | None:
 
 
 def _identifier(title: str) -> str:
-    """A code-ish identifier derived from the title, e.g. ``fix_login_redirect``."""
-    words = re.findall(r"[A-Za-z0-9]+", title.lower())
-    return "_".join(words[:4]) or "change"
+    """A code-ish word taken from the title, so prdigest's claim check finds it in the PR."""
+    words = sorted(re.findall(r"[A-Za-z_][A-Za-z0-9_]{2,}", title), key=len, reverse=True)
+    return words[0] if words else "change"
 
 
 def default_responder(request: dict[str, Any]) -> str:
