@@ -170,3 +170,20 @@ def m003_summary_grounding(db: Database) -> None:
     summaries.add_column("grounded_fraction", float)
     summaries.add_column("unverified", str)  # JSON list of names the PR never mentions
     summaries.add_column("change_note", str)
+
+
+@migrations()
+def m004_revision_attempts(db: Database) -> None:
+    # One row per flag-driven re-check, so limits survive restarts.
+    db["revision_attempts"].create(
+        {
+            "id": int,
+            "summary_id": int,
+            "user": str,
+            "started_at": str,
+            "outcome": str,  # "revised", "unchanged", "withdrawn", "failed"
+            "new_summary_id": int,
+        },
+        pk="id",
+    )
+    db["revision_attempts"].create_index(["summary_id"])

@@ -446,6 +446,30 @@ class Store:
             return False
         return True
 
+    # -- flag-driven revisions -----------------------------------------------------------
+
+    def start_revision(self, summary_id: int, user: str) -> int:
+        return (
+            self.db["revision_attempts"]
+            .insert({"summary_id": summary_id, "user": user, "started_at": _iso(utcnow())})
+            .last_pk
+        )
+
+    def finish_revision(
+        self, attempt_id: int, outcome: str, new_summary_id: int | None = None
+    ) -> None:
+        self.db["revision_attempts"].update(
+            attempt_id, {"outcome": outcome, "new_summary_id": new_summary_id}
+        )
+
+    def revisions_since(self, summary_id: int, since: datetime) -> int:
+        return self.db["revision_attempts"].count_where(
+            "summary_id = ? AND started_at >= ?", [summary_id, _iso(since)]
+        )
+
+    def user_flags_since(self, user: str, since: datetime) -> int:
+        return self.db["flags"].count_where("user = ? AND created_at >= ?", [user, _iso(since)])
+
     # -- flags ---------------------------------------------------------------------------
 
     def add_flag(self, flag: Flag) -> tuple[Flag, bool]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from bot.models import ChangeType, PullRequest, SummarySections, Usage
+from bot.models import ChangeType, PRSummary, PullRequest, SummarySections, Usage
 
 
 class SummarizeError(Exception):
@@ -21,6 +21,15 @@ class SummaryResult:
     usage: Usage = field(default_factory=Usage)
     grounded_fraction: float = 1.0  # share of named identifiers found in the PR
     unverified: tuple[str, ...] = ()  # names the model still used that the PR never mentions
+
+
+@dataclass(frozen=True)
+class Revision:
+    """The outcome of re-checking a flagged summary."""
+
+    result: SummaryResult
+    changed: bool  # False: the re-check found nothing to correct
+    note: str  # one line: what was corrected, or why nothing was
 
 
 @dataclass(frozen=True)
@@ -49,5 +58,7 @@ class Summarizer(Protocol):
     concurrency: int
 
     async def summarize(self, pr: PullRequest) -> SummaryResult: ...
+
+    async def revise(self, pr: PullRequest, current: PRSummary) -> Revision: ...
 
     async def aclose(self) -> None: ...

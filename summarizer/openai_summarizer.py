@@ -2,27 +2,31 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 
 import openai
 from openai import AsyncOpenAI
 
-from bot.models import PullRequest, Usage
-from summarizer.base import CallLog, LLMCall, SummarizeError, SummaryResult
+from bot.models import PRSummary, PullRequest, Usage
+from summarizer.base import CallLog, LLMCall, Revision, SummarizeError, SummaryResult
 from summarizer.claims import check_claims
-from summarizer.prompt import PROMPT_VERSION, PromptBudget, build_prompt
+from summarizer.prompt import PROMPT_VERSION, REVISION_INSTRUCTIONS, PromptBudget, build_prompt
 from summarizer.schema import (
     RESPONSE_FORMAT_OBJECT,
+    RESPONSE_FORMAT_REVISION,
     RESPONSE_FORMAT_SCHEMA,
+    SECTION_KEYS,
     InvalidAnswer,
     parse_answer,
+    parse_revision,
 )
 
 log = logging.getLogger(__name__)
 
 # Structured output first; servers that refuse it get the looser modes, best first.
-_FORMATS: tuple[dict | None, ...] = (RESPONSE_FORMAT_SCHEMA, RESPONSE_FORMAT_OBJECT, None)
+_FALLBACKS: tuple[dict | None, ...] = (RESPONSE_FORMAT_OBJECT, None)
 
 
 class OpenAISummarizer:
@@ -104,11 +108,16 @@ class OpenAISummarizer:
         )
 
     async def _complete(
-        self, pr: PullRequest, messages: list[dict], purpose: str
+        self,
+        pr: PullRequest,
+        messages: list[dict],
+        purpose: str,
+        schema: dict = RESPONSE_FORMAT_SCHEMA,
     ) -> tuple[str | None, Usage]:
+        formats = (schema, *_FALLBACKS)
         while True:
             tried = self._format_index
-            response_format = _FORMATS[tried]
+            response_format = formats[tried]
             kwargs: dict = {"model": self.model, "messages": messages}
             if response_format is not None:
                 kwargs["response_format"] = response_format
@@ -126,7 +135,7 @@ class OpenAISummarizer:
                         "%s refuses response_format %s; using %s",
                         self.model,
                         response_format["type"],
-                        (_FORMATS[self._format_index] or {"type": "plain text"})["type"],
+                        (formats[self._format_index] or {"type": "plain text"})["type"],
                     )
                     continue
                 self._log(pr, purpose, messages, None, _reason(exc), Usage(), started)
@@ -160,6 +169,39 @@ class OpenAISummarizer:
                 duration_ms=int((time.monotonic() - started) * 1000),
             )
         )
+
+    async def revise(self, pr: PullRequest, current: PRSummary) -> Revision:
+        """The deeper pass after a flag: more diff, the full description, claims re-checked."""
+        prompt = build_prompt(pr, self.budget.deeper())
+        current_json = json.dumps(
+            {**dict(zip(SECTION_KEYS, (t for _, t in current.sections.items()), strict=True)),
+             "type": current.change_type.value}, indent=1,
+        )  # fmt: skip
+        messages = [
+            prompt.messages[0],
+            {
+                "role": "user",
+                "content": f"{prompt.messages[1]['content']}\n\n{REVISION_INSTRUCTIONS}"
+                f"{current_json}",
+            },
+        ]
+        content, usage = await self._complete(pr, messages, "revision", RESPONSE_FORMAT_REVISION)
+        try:
+            change_type, sections, changed, note = parse_revision(content)
+        except (InvalidAnswer, ValueError) as exc:
+            raise SummarizeError(f"the revision answer was invalid ({exc})") from None
+        check = check_claims(sections, pr)
+        result = SummaryResult(
+            change_type=change_type,
+            sections=sections,
+            files_covered=prompt.files_covered,
+            files_total=prompt.files_total,
+            usage=usage,
+            grounded_fraction=check.grounded_fraction,
+            unverified=check.ungrounded,
+        )
+        same = sections == current.sections and change_type == current.change_type
+        return Revision(result, changed and not same, note)
 
     async def aclose(self) -> None:
         await self.client.close()

@@ -25,6 +25,21 @@ RESPONSE_FORMAT_SCHEMA = {
 }
 RESPONSE_FORMAT_OBJECT = {"type": "json_object"}
 
+REVISION_SCHEMA: dict = {
+    "type": "object",
+    "properties": {
+        **SUMMARY_SCHEMA["properties"],
+        "changed": {"type": "boolean"},
+        "change_note": {"type": "string"},
+    },
+    "required": [*SUMMARY_SCHEMA["required"], "changed", "change_note"],
+    "additionalProperties": False,
+}
+RESPONSE_FORMAT_REVISION = {
+    "type": "json_schema",
+    "json_schema": {"name": "pr_summary_revision", "strict": True, "schema": REVISION_SCHEMA},
+}
+
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
 
@@ -52,3 +67,12 @@ def parse_answer(content: str | None) -> tuple[ChangeType, SummarySections]:
         raise InvalidAnswer(f"type must be TRIVIAL or SUBSTANTIAL, not {raw_type[:20]!r}")
     sections = SummarySections(**{k: " ".join(data[k].split()) for k in SECTION_KEYS})
     return ChangeType(raw_type), sections
+
+
+def parse_revision(content: str | None) -> tuple[ChangeType, SummarySections, bool, str]:
+    """A revision answer: the summary, whether anything changed, and the one-line note."""
+    change_type, sections = parse_answer(content)
+    data = json.loads(_FENCE.sub(r"\1", (content or "").strip()))
+    changed = data.get("changed")
+    note = " ".join(str(data.get("change_note", "")).split())[:300]
+    return change_type, sections, bool(changed) if isinstance(changed, bool) else True, note

@@ -1,0 +1,140 @@
+"""A flagged summary is re-checked with a deeper pass and kept as a new version."""
+
+from __future__ import annotations
+
+import json
+from datetime import date, timedelta
+
+import pytest
+
+from bot.bootstrap import build_service
+from bot.day_window import day_window
+from bot.flags import FlagService
+from bot.models import PostRecord
+from bot.revisions import RevisionService
+from bot.settings import Settings
+from bot.store import Store, utcnow
+from tests.conftest import REPO, make_pr
+from tests.fakes.github import FakeFile
+
+
+def revised_answer(changed: bool = True) -> str:
+    return json.dumps(
+        {"what_changed": "It sets `block_n` to 64 for several slices.", "technical_impact": "Same speed.",
+         "potential_risks": "None.", "key_insights": "Simpler.", "type": "TRIVIAL",
+         "changed": changed, "change_note": "Corrected the description of `block_n`."}
+    )  # fmt: skip
+
+
+@pytest.fixture
+async def posted(env, github, llm):
+    """A one-PR digest, summarized and 'posted' (recorded), ready to be flagged."""
+    github.add_pr(
+        REPO, make_pr(1, "2026-02-23 10:00:00", file_list=[FakeFile("a.py", patch="+block_n = 64")])
+    )
+    settings = Settings.from_env(dotenv=False)
+    store = Store(settings.db_path)
+    service = build_service(settings, store)
+    digest = await service.digest(REPO, day_window(date(2026, 2, 23), settings.timezone))
+    summary = digest.entries[0].summary
+    record = store.begin_post(
+        PostRecord("slack", "C1", REPO, "2026-02-23", 1, "", "T", summary.id), "pr"
+    )
+    store.complete_post(record.id, "M1", "T")
+    yield settings, store, service, summary
+    await service.aclose()
+
+
+def flag(store, user="U1"):
+    return FlagService(store, ("x",)).added("slack", "C1", "M1", user, "x").flag
+
+
+async def test_a_flag_makes_a_deeper_pass_and_a_new_version(posted, llm):
+    settings, store, service, summary = posted
+    llm.script([("content", revised_answer())])
+    outcome = await RevisionService(store, service, settings).on_flag(flag(store))
+    assert outcome.status == "revised"
+    assert (
+        outcome.new.revision == 2
+        and outcome.new.change_note == "Corrected the description of `block_n`."
+    )
+    assert store.get_summary_by_id(summary.id).superseded
+    request = llm.chat_requests[-1]
+    assert request["response_format"]["json_schema"]["name"] == "pr_summary_revision"
+    assert "flagged the summary below as inaccurate" in request["messages"][1]["content"]
+    assert "Current summary:" in request["messages"][1]["content"]
+    assert (
+        "as described in its title"
+        in request["messages"][1]["content"].split("Current summary:")[1]
+    )
+    # The report now shows the revised text, marked as such.
+    entry = service.cached_entry(REPO, 1)
+    assert entry.summary.id == outcome.new.id
+
+
+async def test_nothing_to_correct_is_said_instead_of_reposting(posted, llm):
+    settings, store, service, summary = posted
+    llm.script([("content", revised_answer(changed=False))])
+    outcome = await RevisionService(store, service, settings).on_flag(flag(store))
+    assert outcome.status == "unchanged" and not store.get_summary_by_id(summary.id).superseded
+
+
+async def test_one_recheck_per_summary_per_hour_however_many_flag_it(posted, llm):
+    settings, store, service, summary = posted
+    llm.script([("content", revised_answer(changed=False))])
+    revisions = RevisionService(store, service, settings)
+    before = llm.completions_count
+    outcomes = [await revisions.on_flag(flag(store, f"U{i}")) for i in range(10)]
+    assert [o.status for o in outcomes].count("unchanged") == 1
+    assert {o.status for o in outcomes[1:]} == {"limited"}
+    assert llm.completions_count == before + 1
+
+
+async def test_100_flags_from_10_users_cause_no_rechecks_beyond_the_limits(
+    posted, llm, monkeypatch
+):
+    settings, store, service, summary = posted
+    llm.script([("content", revised_answer(changed=False))])
+    revisions = RevisionService(store, service, settings)
+    before = llm.completions_count
+    flags = FlagService(store, ("x",))
+    for i in range(100):
+        user = f"U{i % 10}"
+        if i % 2:
+            flags.removed("slack", "C1", "M1", user, "x")
+        outcome = flags.added("slack", "C1", "M1", user, "x")
+        if outcome and outcome.new:
+            await revisions.on_flag(outcome.flag)
+    assert llm.completions_count - before == 1
+
+
+async def test_old_summaries_are_recorded_but_not_rechecked(posted, llm):
+    settings, store, service, summary = posted
+    later = lambda: utcnow() + timedelta(days=settings.flag_window_days + 1)  # noqa: E731
+    outcome = await RevisionService(store, service, settings, clock=later).on_flag(flag(store))
+    assert outcome.status == "limited" and "older than" in outcome.note
+    assert store.active_flags(summary.id)
+
+
+async def test_a_flag_removed_before_the_recheck_finishes_is_not_acted_on(posted, llm):
+    settings, store, service, summary = posted
+    llm.script([("content", revised_answer())])
+    f = flag(store)
+
+    original = service.summarizer
+
+    async def summarizer_that_sees_the_unflag():
+        s = await original()
+        inner = s.revise
+
+        async def revise(pr, current):
+            FlagService(store, ("x",)).removed("slack", "C1", "M1", "U1", "x")
+            return await inner(pr, current)
+
+        s.revise = revise
+        return s
+
+    service.summarizer = summarizer_that_sees_the_unflag
+    outcome = await RevisionService(store, service, settings).on_flag(f)
+    assert outcome.status == "withdrawn"
+    assert not store.get_summary_by_id(summary.id).superseded
