@@ -1,0 +1,213 @@
+"""The Slack side of `bot.chat_posting.Transport`: sending messages and finding ones we sent.
+
+DigestPoster owns idempotency (what was posted, what to resume); this class only talks to
+the Web API. It paces messages per channel (chat.postMessage allows about one a second in
+a channel), lets slack_sdk's retry handler wait out 429s with their Retry-After, and tags
+every message with metadata so a message sent just before a crash can be found again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from slack_sdk.errors import SlackApiError
+from slack_sdk.http_retry.async_handler import AsyncRetryHandler
+from slack_sdk.http_retry.builtin_async_handlers import (
+    AsyncConnectionErrorRetryHandler,
+    AsyncRateLimitErrorRetryHandler,
+)
+from slack_sdk.web.async_client import AsyncWebClient
+
+from adapters.slack import render
+from adapters.slack.render import SlackMessage
+from bot.chat_posting import Posted
+from bot.models import Digest, DigestEntry
+
+log = logging.getLogger(__name__)
+
+PLATFORM = "slack"
+DEFAULT_API_URL = "https://slack.com/api/"
+DEFAULT_PACE = 1.0  # seconds between two messages in one channel
+# A 429 is waited out (Retry-After) this many times before the call fails; a digest's reply
+# is never dropped, and one that still fails stays pending for the next /digest to resume.
+RATE_LIMIT_RETRIES = 20
+# How far back a crash is looked for: the message was sent seconds before, so it is recent.
+SEARCH_PAGES = 5
+SEARCH_PAGE_SIZE = 200
+
+
+def api_base_url(url: str | None) -> str:
+    """SLACK_API_URL with the trailing slash slack_sdk needs (it joins method names on)."""
+    value = (url or DEFAULT_API_URL).strip()
+    return value if value.endswith("/") else value + "/"
+
+
+def retry_handlers() -> list[AsyncRetryHandler]:
+    return [
+        AsyncConnectionErrorRetryHandler(),
+        AsyncRateLimitErrorRetryHandler(max_retry_count=RATE_LIMIT_RETRIES),
+    ]
+
+
+def make_client(token: str | None, api_url: str | None) -> AsyncWebClient:
+    """The one Web API client: Bolt's listeners, the transport and Socket Mode share it."""
+    return AsyncWebClient(
+        token=token,
+        base_url=api_base_url(api_url),
+        retry_handlers=retry_handlers(),
+    )
+
+
+class SlackTransport:
+    platform = PLATFORM
+
+    def __init__(
+        self, client: AsyncWebClient, *, pace: float = DEFAULT_PACE, flag_emoji: str = "x"
+    ):
+        self.client = client
+        self.pace = max(0.0, pace)
+        self.flag_emoji = flag_emoji
+        self.team_url: str | None = None
+        self.bot_id: str | None = None
+        self.bot_user_id: str | None = None
+        self._identity_lock = asyncio.Lock()
+        self._channel_locks: dict[str, asyncio.Lock] = {}
+        self._last_sent: dict[str, float] = {}
+
+    # -- who we are ----------------------------------------------------------------------
+
+    async def identify(self) -> None:
+        """Learn the workspace URL (for links) and our bot id (to recognise our messages)."""
+        async with self._identity_lock:
+            if self.team_url is not None:
+                return
+            result = await self.client.auth_test()
+            self.team_url = str(result.get("url") or "https://slack.com/")
+            self.bot_id = result.get("bot_id")
+            self.bot_user_id = result.get("user_id")
+
+    def link(self, channel: str, posted: Posted) -> str:
+        base = (self.team_url or "https://slack.com/").rstrip("/")
+        return f"{base}/archives/{channel}/p{posted.message_id.replace('.', '')}"
+
+    def is_ours(self, message: dict[str, Any]) -> bool:
+        # Metadata can only be written by apps; still, another app's lookalike is not ours.
+        bot_id = message.get("bot_id")
+        return not (bot_id and self.bot_id and bot_id != self.bot_id)
+
+    # -- sending ---------------------------------------------------------------------------
+
+    async def post(
+        self, channel: str, message: SlackMessage, *, thread_ts: str | None = None
+    ) -> str:
+        """chat.postMessage, paced per channel; returns the message's ts."""
+        lock = self._channel_locks.setdefault(channel, asyncio.Lock())
+        async with lock:
+            wait = self._last_sent.get(channel, float("-inf")) + self.pace - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            try:
+                kwargs = message.as_kwargs()
+                if thread_ts:
+                    kwargs["thread_ts"] = thread_ts
+                result = await self.client.chat_postMessage(channel=channel, **kwargs)
+            finally:
+                # A failed call counts too: Slack rate-limits attempts, not successes.
+                self._last_sent[channel] = time.monotonic()
+        return str(result["ts"])
+
+    async def post_text(self, channel: str, text: str, *, thread_ts: str | None = None) -> str:
+        """A short notice (already escaped by the caller) as a plain message."""
+        return await self.post(
+            channel, SlackMessage(text, [render.section(text)]), thread_ts=thread_ts
+        )
+
+    async def send_parent(self, channel: str, digest: Digest) -> Posted:
+        await self.identify()
+        message = render.parent_message(digest, flag_emoji=self.flag_emoji)
+        ts = await self.post(channel, message)
+        return Posted(ts, ts)
+
+    async def send_reply(
+        self, channel: str, thread_id: str, digest: Digest, entry: DigestEntry, index: int
+    ) -> Posted:
+        messages = render.reply_messages(digest, entry, index)
+        first = await self.post(channel, messages[0], thread_ts=thread_id)
+        for continuation in messages[1:]:
+            await self.post(channel, continuation, thread_ts=thread_id)
+        return Posted(first, thread_id)
+
+    async def send_empty(self, channel: str, digest: Digest) -> Posted:
+        await self.identify()
+        ts = await self.post(channel, render.empty_message(digest))
+        return Posted(ts, None)
+
+    # -- finding what a crash left unrecorded ---------------------------------------------
+
+    async def find_parent(self, channel: str, digest: Digest) -> Posted | None:
+        await self.identify()
+        day = digest.window.day.isoformat()
+        async for message in self._messages("conversations_history", channel=channel):
+            payload = self.payload_of(message, render.DIGEST_EVENT)
+            if payload and payload.get("repo") == digest.repo and payload.get("day") == day:
+                ts = str(message["ts"])
+                return Posted(ts, ts if payload.get("kind") != "empty" else None)
+        return None
+
+    async def find_reply(
+        self, channel: str, thread_id: str, digest: Digest, pr_number: int
+    ) -> Posted | None:
+        await self.identify()
+        async for message in self._messages("conversations_replies", channel=channel, ts=thread_id):
+            payload = self.payload_of(message, render.PR_EVENT)
+            if (
+                payload
+                and payload.get("pr") == pr_number
+                and payload.get("repo") == digest.repo
+                and payload.get("part", 1) == 1
+            ):
+                return Posted(str(message["ts"]), thread_id)
+        return None
+
+    async def find_message(self, channel: str, ts: str) -> dict[str, Any] | None:
+        """One top-level message by its ts, metadata included (None if not visible to us)."""
+        result = await self.client.conversations_history(
+            channel=channel, latest=ts, oldest=ts, inclusive=True, limit=1,
+            include_all_metadata=True,
+        )  # fmt: skip
+        for message in result.get("messages") or []:
+            if str(message.get("ts")) == ts:
+                return message
+        return None
+
+    async def is_member(self, channel: str) -> bool:
+        """Whether the bot can read (so post in) `channel`; unknown errors count as yes."""
+        try:
+            await self.client.conversations_history(channel=channel, limit=1)
+        except SlackApiError as exc:
+            return exc.response.get("error") not in ("not_in_channel", "channel_not_found")
+        return True
+
+    def payload_of(self, message: dict[str, Any], event_type: str) -> dict[str, Any] | None:
+        metadata = message.get("metadata") or {}
+        if metadata.get("event_type") != event_type or not self.is_ours(message):
+            return None
+        payload = metadata.get("event_payload")
+        return payload if isinstance(payload, dict) else None
+
+    async def _messages(self, method: str, **kwargs: Any) -> AsyncIterator[dict[str, Any]]:
+        call = getattr(self.client, method)
+        cursor: str | None = None
+        for _ in range(SEARCH_PAGES):
+            result = await call(
+                **kwargs, limit=SEARCH_PAGE_SIZE, include_all_metadata=True, cursor=cursor
+            )
+            for message in result.get("messages") or []:
+                yield message
+            cursor = (result.get("response_metadata") or {}).get("next_cursor")
+            if not cursor:
+                return
