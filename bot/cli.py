@@ -183,6 +183,41 @@ async def summary(
     return 0
 
 
+@cli.command()
+@click.option(
+    "--http", "http_mode", is_flag=True,
+    help="Slack: receive events over HTTP at /slack/events instead of Socket Mode.",
+)  # fmt: skip
+@click.option("--port", default=3000, show_default=True, help="Port for --http.")
+@click.pass_context
+@run_command
+async def run(ctx: click.Context, http_mode: bool, port: int) -> int:
+    """Run the bot: Slack and/or Discord, and the daily digest schedule.
+
+    Slack uses Socket Mode with SLACK_APP_TOKEN, or --http with SLACK_SIGNING_SECRET;
+    Discord runs when DISCORD_BOT_TOKEN is set. Stops cleanly on Ctrl-C or SIGTERM.
+    """
+    from bot.runner import run_bot
+
+    settings = load_settings(max(1, ctx.obj["verbose"]))  # a service logs its actions
+    await run_bot(
+        settings,
+        http=http_mode,
+        port=port,
+        on_started=lambda platform: click.echo(f"Connected to {platform}.", err=True),
+    )
+    return 0
+
+
+@cli.command("slack-manifest")
+@click.option("--request-url", help="HTTP mode: the public URL of /slack/events.")
+def slack_manifest(request_url: str | None) -> None:
+    """Print the Slack app manifest to paste at api.slack.com/apps."""
+    from adapters.slack import manifest_yaml
+
+    click.echo(manifest_yaml(request_url), nl=False)
+
+
 def write_output(text: str, output: Path | None) -> None:
     if output is None:
         click.echo(text, nl=False)

@@ -55,6 +55,7 @@ class Settings:
     local_model: str | None = None
     flag_emoji: tuple[str, ...] = ("x",)
     prsummary_visibility: str = "in_channel"  # or "ephemeral"
+    slack_pace: float = 1.0  # seconds between two messages in one Slack channel
     discord_guilds: tuple[int, ...] = ()
     config_path: Path | None = None
     slack_channel: str | None = None
@@ -158,6 +159,7 @@ class Settings:
             local_model=get("PRDIGEST_LOCAL_MODEL"),
             flag_emoji=listing("PRDIGEST_FLAG_EMOJI") or ("x",),
             prsummary_visibility=(get("PRDIGEST_PRSUMMARY_VISIBILITY") or "in_channel").lower(),
+            slack_pace=seconds("PRDIGEST_SLACK_PACE", 1.0),
             discord_guilds=tuple(guilds),
             config_path=Path(config).expanduser() if config else None,
             slack_channel=get("PRDIGEST_SLACK_CHANNEL"),

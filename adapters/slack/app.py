@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +20,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack import render
 from adapters.slack.render import SlackMessage, escape
-from adapters.slack.transport import DEFAULT_PACE, PLATFORM, SlackTransport, make_client
+from adapters.slack.transport import PLATFORM, SlackTransport, make_client
 from bot.chat_commands import (
     ChatCommands,
     DigestRequest,
@@ -62,14 +61,7 @@ NOT_IN_CHANNEL = ("not_in_channel", "channel_not_found", "is_archived")
 
 def slack_pace(settings: Settings) -> float:
     """Seconds between two messages in one channel (PRDIGEST_SLACK_PACE, default 1)."""
-    value = getattr(settings, "slack_pace", None)
-    if value is None:
-        raw = os.environ.get("PRDIGEST_SLACK_PACE", "").strip()
-        try:
-            value = float(raw) if raw else DEFAULT_PACE
-        except ValueError:
-            raise ConfigurationError("PRDIGEST_SLACK_PACE must be a number of seconds") from None
-    return max(0.0, float(value))
+    return max(0.0, settings.slack_pace)
 
 
 def slack_error_text(exc: SlackApiError) -> str:

@@ -1,0 +1,124 @@
+"""`prdigest run`: the configured chat adapters and the scheduler, on one event loop.
+
+Stops cleanly on SIGINT and SIGTERM: the tasks are cancelled, each adapter closes its
+connection and finishes or abandons the message in flight (the posts table makes either safe),
+and the local model server, if one was started, is stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from bot.bootstrap import build_service
+from bot.errors import ConfigurationError
+from bot.settings import Settings
+from bot.store import Store
+
+log = logging.getLogger(__name__)
+
+NOTHING_CONFIGURED = (
+    "Nothing to run: set SLACK_BOT_TOKEN with SLACK_APP_TOKEN (Socket Mode) or with "
+    "SLACK_SIGNING_SECRET and --http, and/or DISCORD_BOT_TOKEN. See .env.example."
+)
+
+
+def slack_configured(settings: Settings) -> bool:
+    return bool(settings.slack_bot_token)
+
+
+def discord_configured(settings: Settings) -> bool:
+    return bool(settings.discord_bot_token)
+
+
+async def run_bot(
+    settings: Settings,
+    *,
+    http: bool = False,
+    port: int = 3000,
+    on_started: Callable[[str], None] | None = None,
+) -> None:
+    if not (slack_configured(settings) or discord_configured(settings)):
+        raise ConfigurationError(NOTHING_CONFIGURED)
+    store = Store(settings.db_path)
+    service = build_service(settings, store)
+    posters: dict[str, Any] = {}
+    runners: list[Coroutine[Any, Any, None]] = []
+    slack_bot = discord_bot = None
+
+    if slack_configured(settings):
+        from adapters.slack.app import SlackBot, run_slack
+
+        slack_bot = SlackBot(settings, service, store)
+        posters["slack"] = slack_bot.poster
+        runners.append(
+            run_slack(
+                settings, service, store, http=http, port=port, bot=slack_bot,
+                started=lambda _bot: _started(on_started, "slack"),
+            )
+        )  # fmt: skip
+    if discord_configured(settings):
+        from adapters.discord import DiscordBot, run_discord
+
+        discord_bot = DiscordBot(settings, service, store)
+        posters["discord"] = discord_bot.poster
+        runners.append(
+            run_discord(
+                settings, service, store, bot=discord_bot,
+                started=lambda _bot: _started(on_started, "discord"),
+            )
+        )  # fmt: skip
+
+    scheduler = _make_scheduler(settings, service, store, posters)
+    for bot in (slack_bot, discord_bot):
+        if bot is not None:
+            bot.scheduler = scheduler
+
+    tasks = [asyncio.ensure_future(r) for r in runners]
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, stop.set)
+        except (NotImplementedError, RuntimeError):  # not the main thread, or not Unix
+            pass
+    stopper = asyncio.ensure_future(stop.wait())
+    try:
+        if scheduler is not None:
+            await scheduler.start()
+        done, _ = await asyncio.wait([*tasks, stopper], return_when=asyncio.FIRST_COMPLETED)
+        for task in done:
+            if task is not stopper and task.exception():
+                raise task.exception()  # type: ignore[misc]
+        log.info("shutting down")
+    finally:
+        if scheduler is not None:
+            await scheduler.stop()
+        for task in [*tasks, stopper]:
+            task.cancel()
+        await asyncio.gather(*tasks, stopper, return_exceptions=True)
+        await service.aclose()
+        store.close()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                loop.remove_signal_handler(sig)
+            except (NotImplementedError, RuntimeError):
+                pass
+
+
+def _started(callback: Callable[[str], None] | None, platform: str) -> None:
+    log.info("%s connected", platform)
+    if callback:
+        callback(platform)
+
+
+def _make_scheduler(settings: Settings, service, store: Store, posters: dict[str, Any]):
+    """The daily digest scheduler, when any subscription is configured."""
+    try:
+        from bot.scheduler import build_scheduler
+    except ImportError:  # pragma: no cover - the scheduler ships with the package
+        return None
+    return build_scheduler(settings, service, store, posters)
