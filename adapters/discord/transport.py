@@ -1,0 +1,171 @@
+"""The `Transport` of `bot.chat_posting` on Discord: send rendered messages, find sent ones.
+
+`DigestPoster` owns the idempotency records and the posting loop; this only talks to Discord.
+A digest is a parent message in the channel, a public thread started from it (whose id is
+the parent message's id), and one message per PR in the thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import discord
+
+from adapters.discord import render
+from bot.chat_posting import Posted
+from bot.models import Digest, DigestEntry
+
+log = logging.getLogger(__name__)
+
+NO_MENTIONS = discord.AllowedMentions.none()
+THREAD_ALREADY_EXISTS = 160004  # Discord's error code: the message already has a thread
+THREAD_ARCHIVE_MINUTES = 10080  # a week: people react to a digest for days after it is posted
+HISTORY_SCAN = 300  # only read after a crash: the unrecorded message is among the newest
+EXTRA_429_RETRIES = 5
+
+
+class DiscordTransport:
+    platform = "discord"
+
+    def __init__(self, client: discord.Client, *, flag_hint: str | None = None) -> None:
+        self.client = client
+        self.flag_hint = flag_hint  # the emoji the parent message tells people to react with
+        self.guilds: dict[str, int] = {}  # channel id -> guild id, learned from interactions
+
+    # -- Transport -----------------------------------------------------------------------
+
+    async def send_parent(self, channel: str, digest: Digest) -> Posted:
+        message = await self.send(channel, render.parent_message(digest, self.flag_hint))
+        thread_id = await self._start_thread(channel, str(message.id), digest)
+        return Posted(str(message.id), thread_id)
+
+    async def send_reply(
+        self, channel: str, thread_id: str, digest: Digest, entry: DigestEntry, index: int
+    ) -> Posted:
+        parts = self._entry_parts(digest, entry, index)
+        first = await self.send(thread_id, parts[0])
+        for part in parts[1:]:
+            await self.send(thread_id, part)
+        return Posted(str(first.id), thread_id)
+
+    async def send_empty(self, channel: str, digest: Digest) -> Posted:
+        message = await self.send(channel, render.empty_message(digest))
+        return Posted(str(message.id))
+
+    async def find_parent(self, channel: str, digest: Digest) -> Posted | None:
+        expected = self._parent(digest).content.split("\n", 1)[0]
+        async for message in self._own_history(channel):
+            if message.content.split("\n", 1)[0] == expected:
+                if not digest.entries:
+                    return Posted(str(message.id))
+                # The crash may have come between the message and its thread.
+                thread_id = await self._start_thread(channel, str(message.id), digest)
+                return Posted(str(message.id), thread_id)
+        return None
+
+    async def find_reply(
+        self, channel: str, thread_id: str, digest: Digest, pr_number: int
+    ) -> Posted | None:
+        index, entry = next(
+            (i, e) for i, e in enumerate(digest.entries, start=1) if e.pr.number == pr_number
+        )
+        found: dict[int, discord.Message] = {}
+        async for message in self._own_history(thread_id):
+            if message.embeds and message.embeds[0].url == entry.pr.url:
+                found.setdefault(render.part_of(message.embeds[0].to_dict()), message)
+        if 1 not in found:
+            return None
+        # A PR too long for one message may have been cut off between its parts: finish it.
+        parts = self._entry_parts(digest, entry, index)
+        for number, part in enumerate(parts[1:], start=2):
+            if number not in found:
+                await self.send(thread_id, part)
+        return Posted(str(found[1].id), thread_id)
+
+    def link(self, channel: str, posted: Posted) -> str:
+        return self.message_link(channel, posted.message_id)
+
+    # -- helpers (also used by the command handlers) ---------------------------------------
+
+    def message_link(self, channel: str, message_id: str) -> str:
+        guild = self.guild_of(channel)
+        return f"https://discord.com/channels/{guild or '@me'}/{channel}/{message_id}"
+
+    def guild_of(self, channel: str) -> int | None:
+        cached = self.client.get_channel(int(channel))
+        guild = getattr(cached, "guild", None)
+        return guild.id if guild is not None else self.guilds.get(channel)
+
+    async def send(self, channel: str, message: render.Message) -> discord.Message:
+        """Send one rendered message; no mention in it can ping anyone."""
+        target = self._messageable(channel)
+        embeds = [discord.Embed.from_dict(e) for e in message.embeds]
+        return await _retry_429(
+            lambda: target.send(
+                content=message.content or None, embeds=embeds, allowed_mentions=NO_MENTIONS
+            )
+        )
+
+    def _parent(self, digest: Digest) -> render.Message:
+        if not digest.entries:
+            return render.empty_message(digest)
+        return render.parent_message(digest, self.flag_hint)
+
+    def _entry_parts(self, digest: Digest, entry: DigestEntry, index: int) -> list[render.Message]:
+        return render.entry_messages(
+            entry, digest.window.start.tzinfo, index=index, total=len(digest.entries)
+        )
+
+    def _messageable(self, channel: str) -> Any:
+        cached = self.client.get_channel(int(channel))
+        if isinstance(cached, discord.abc.Messageable):
+            return cached
+        return self.client.get_partial_messageable(int(channel), guild_id=self.guilds.get(channel))
+
+    async def _own_history(self, channel: str):
+        bot_id = self.client.user.id if self.client.user else None
+        target = self._messageable(channel)
+        async for message in target.history(limit=HISTORY_SCAN):
+            if message.author.id == bot_id:
+                yield message
+
+    async def _start_thread(self, channel: str, message_id: str, digest: Digest) -> str:
+        # The HTTP call, not Message.create_thread: that needs the guild in the cache, and a
+        # resumed post may run before the gateway has delivered it.
+        try:
+            data = await _retry_429(
+                lambda: self.client.http.start_thread_with_message(
+                    int(channel),
+                    int(message_id),
+                    name=render.thread_name(digest),
+                    auto_archive_duration=THREAD_ARCHIVE_MINUTES,
+                )
+            )
+        except discord.HTTPException as exc:
+            if exc.code == THREAD_ALREADY_EXISTS:
+                return message_id  # a thread started from a message has the message's id
+            raise
+        return str(data["id"])
+
+
+async def _retry_429(call):
+    """discord.py waits out a 429 five times per request; keep waiting rather than drop."""
+    for attempt in range(EXTRA_429_RETRIES + 1):
+        try:
+            return await call()
+        except discord.HTTPException as exc:
+            if exc.status != 429 or attempt == EXTRA_429_RETRIES:
+                raise
+            retry_after = _retry_after(exc)
+            log.warning("Discord kept rate limiting a request; waiting %.1fs", retry_after)
+            await asyncio.sleep(retry_after)
+    raise AssertionError("unreachable")
+
+
+def _retry_after(exc: discord.HTTPException) -> float:
+    try:
+        return max(0.0, float(exc.response.headers.get("Retry-After") or 1.0))
+    except (AttributeError, ValueError):
+        return 1.0
