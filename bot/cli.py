@@ -218,6 +218,24 @@ def slack_manifest(request_url: str | None) -> None:
     click.echo(manifest_yaml(request_url), nl=False)
 
 
+@cli.command("discord-invite")
+@click.option(
+    "--application-id", type=int, help="Skip asking Discord (by DISCORD_BOT_TOKEN) for the id."
+)
+@click.pass_context
+@run_command
+async def discord_invite(ctx: click.Context, application_id: int | None) -> int:
+    """Print the URL that adds the bot to a Discord server, with exactly the permissions used."""
+    from adapters.discord import application_id as ask_application_id
+    from adapters.discord import invite_url
+
+    settings = load_settings(ctx.obj["verbose"])
+    if application_id is None:
+        application_id = await ask_application_id(settings)
+    click.echo(invite_url(application_id))
+    return 0
+
+
 def write_output(text: str, output: Path | None) -> None:
     if output is None:
         click.echo(text, nl=False)
