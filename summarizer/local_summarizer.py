@@ -1,15 +1,29 @@
-"""The built-in local model, started on first use and reached through the openai client."""
+"""The built-in local model, started on first use and reached through the openai client.
+
+The server runs llama.cpp in this process (see `summarizer.local_server`); everything else
+is the same OpenAISummarizer any endpoint gets, with a prompt sized to the model's context.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from pathlib import Path
 
+from openai import AsyncOpenAI
+
 from bot.errors import ConfigurationError
-from bot.models import PullRequest
+from bot.models import PRSummary, PullRequest
 from bot.settings import Settings
-from summarizer.base import CallLog, SummaryResult
-from summarizer.prompt import PROMPT_VERSION
+from summarizer.base import CallLog, Revision, SummaryResult
+from summarizer.openai_summarizer import OpenAISummarizer
+from summarizer.prompt import PROMPT_VERSION, PromptBudget
+
+log = logging.getLogger(__name__)
+
+# Room for the four sections and the type; a 1.5B model rarely needs more, and a cap stops
+# the rare run-on answer from costing minutes on a CPU.
+LOCAL_MAX_TOKENS = 700
 
 
 def local_available() -> bool:
@@ -21,29 +35,66 @@ def local_available() -> bool:
 class LocalSummarizer:
     """Knows its model name without starting anything; starts the server on the first PR."""
 
-    concurrency = 1  # llama.cpp on a laptop CPU serves one request at a time
+    concurrency = 1  # llama.cpp here serves one request at a time (n_parallel=1)
 
     def __init__(self, settings: Settings, call_log: CallLog | None = None):
+        from summarizer.model_assembly import MODEL_NAME
+
         self.settings = settings
         self.call_log = call_log
-        self.model = (
-            Path(settings.local_model).stem
-            if settings.local_model
-            else "qwen2.5-coder-1.5b-instruct-q4_k_m"
-        )
-        self.prompt_version = PROMPT_VERSION + "c"
-        self._inner = None
+        self.model = Path(settings.local_model).stem if settings.local_model else MODEL_NAME
+        self.prompt_version = PROMPT_VERSION + "c"  # always the compact prompt
+        self._inner: OpenAISummarizer | None = None
         self._lock = asyncio.Lock()
 
-    async def summarize(self, pr: PullRequest) -> SummaryResult:
+    async def _summarizer(self) -> OpenAISummarizer:
         async with self._lock:
             if self._inner is None:
                 self._inner = await asyncio.to_thread(self._start)
-        return await self._inner.summarize(pr)
+            return self._inner
 
-    def _start(self):
-        raise ConfigurationError("local model not wired yet")
+    async def summarize(self, pr: PullRequest) -> SummaryResult:
+        return await (await self._summarizer()).summarize(pr)
+
+    async def revise(self, pr: PullRequest, current: PRSummary) -> Revision:
+        return await (await self._summarizer()).revise(pr, current)
+
+    def _start(self) -> OpenAISummarizer:
+        from summarizer.local_server import LocalServerError, get_local_server
+        from summarizer.model_assembly import ModelAssemblyError, local_model_path
+
+        log.warning(
+            "No OPENAI_API_KEY or OPENAI_BASE_URL: using the built-in local model %s on the CPU "
+            "(about 30 s a PR). For faster, better summaries set OPENAI_API_KEY, or "
+            "OPENAI_BASE_URL for your own server.",
+            self.model,
+        )
+        try:
+            server = get_local_server(local_model_path(self.settings))
+        except (ModelAssemblyError, LocalServerError) as exc:
+            raise ConfigurationError(str(exc)) from None
+        client = AsyncOpenAI(
+            base_url=server.base_url,
+            api_key=server.api_key,
+            # Generation on two cores runs 14 tokens/s: a long prompt takes minutes, not seconds.
+            timeout=max(self.settings.llm_timeout, 600.0),
+            max_retries=1,
+        )
+        inner = OpenAISummarizer(
+            client,
+            server.model_name or self.model,
+            budget=PromptBudget.for_context(server.context_size, LOCAL_MAX_TOKENS),
+            concurrency=1,
+            call_log=self.call_log,
+            max_tokens=LOCAL_MAX_TOKENS,
+        )
+        log.info("local model ready: %s, context %d tokens", self.model, server.context_size)
+        return inner
 
     async def aclose(self) -> None:
         if self._inner is not None:
             await self._inner.aclose()
+            from summarizer.local_server import stop_local_server
+
+            stop_local_server()
+            self._inner = None
