@@ -3,8 +3,9 @@
 Every listener acknowledges within Slack's 3 seconds before any GitHub, LLM or posting
 work starts; that work runs as a tracked task (`SlackBot.drain()` waits for it, which is
 how tests and shutdown know it is over). Parsing and limits live in `bot.chat_commands`,
-idempotent posting in `bot.chat_posting`, flags in `bot.flags`: this module only maps
-Slack payloads to those calls and their results back to Slack messages.
+idempotent posting in `bot.chat_posting`, flags in `bot.flags` and the re-check they start
+in `bot.revisions`: this module only maps Slack payloads to those calls and their results
+back to Slack messages.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
+from datetime import timedelta, tzinfo
 from typing import TYPE_CHECKING, Any
 
 from slack_bolt.app.async_app import AsyncApp
@@ -33,7 +35,8 @@ from bot.day_window import zone
 from bot.digest import DigestService
 from bot.errors import ConfigurationError, PRDigestError
 from bot.flags import FlagService
-from bot.models import DigestEntry, PostRecord
+from bot.models import DigestEntry, Flag, PostRecord, PRSummary
+from bot.revisions import RevisionOutcome, RevisionService
 from bot.settings import Settings
 from bot.store import Store
 
@@ -100,8 +103,10 @@ class SlackBot:
             flag_emoji=settings.flag_emoji[0] if settings.flag_emoji else "x",
         )
         self.poster = DigestPoster(store, self.transport)
+        self.service = service
         self.commands = ChatCommands(service, settings)
         self.flags = FlagService(store, settings.flag_emoji)
+        self.revisions = RevisionService(store, service, settings)
         self.app = AsyncApp(
             client=self.client,
             # Socket Mode requests are not signed; HTTP ones are verified against this.
@@ -115,6 +120,9 @@ class SlackBot:
         self._tasks: set[asyncio.Task[None]] = set()
         self._not_ours: set[tuple[str, str]] = set()
         self._adopt_lock = asyncio.Lock()
+        # (channel, summary id) -> set once the "thanks" for that summary is out: a re-check
+        # runs alongside it but never answers before it.
+        self._thanking: dict[tuple[str, int], asyncio.Event] = {}
         self.app.command("/digest")(self.on_digest)
         self.app.command("/prsummary")(self.on_prsummary)
         self.app.event("reaction_added")(self.on_reaction_added)
@@ -350,11 +358,134 @@ class SlackBot:
         outcome = self.flags.added(PLATFORM, channel, ts, user, emoji)
         if outcome is None and await self._adopt_answer(channel, ts):
             outcome = self.flags.added(PLATFORM, channel, ts, user, emoji)
-        if outcome is None or not outcome.acknowledge:
+        if outcome is None:
             return
-        post = self.store.post_by_message(PLATFORM, channel, ts)
-        thread = (post.thread_id if post else None) or ts
-        await self.transport.post_text(channel, render.flag_ack_text(user), thread_ts=thread)
+        key = (channel, outcome.flag.summary_id)
+        thanked = None
+        if outcome.acknowledge:
+            thanked = self._thanking[key] = asyncio.Event()
+        if outcome.new:
+            # Its own tracked task (drain() and shutdown wait for it), started at once so the
+            # LLM call overlaps the thanks; Bolt's ack went out before any of this ran.
+            self.spawn(self._recheck(outcome.flag), f"re-check of summary {key[1]}")
+        if thanked is None:
+            return
+        try:
+            _, thread = self._flagged_post(outcome.flag)
+            await self.transport.post_text(channel, render.flag_ack_text(user), thread_ts=thread)
+        finally:
+            thanked.set()
+            self._thanking.pop(key, None)
+
+    def _flagged_post(self, flag: Flag) -> tuple[PostRecord | None, str]:
+        """The flagged message's record and the thread to answer in (its own, if none)."""
+        post = self.store.post_by_message(PLATFORM, flag.channel, flag.message_id)
+        return post, (post.thread_id if post else None) or flag.message_id
+
+    async def _recheck(self, flag: Flag) -> None:
+        """Re-check the flagged summary (the core applies the limits), then say what came of it."""
+        outcome = await self.revisions.on_flag(flag)
+        thanks = self._thanking.get((flag.channel, flag.summary_id))
+        if thanks is not None:
+            await thanks.wait()
+        if outcome.status == "revised" and outcome.new is not None:
+            await self._post_revision(outcome, outcome.new)
+        elif outcome.status == "unchanged":
+            _, thread = self._flagged_post(flag)
+            text = render.recheck_text(flag.user, outcome.note)
+            await self.transport.post_text(flag.channel, text, thread_ts=thread)
+        else:
+            log.info(
+                "flag by %s on %s#%s (summary %s): %s, nothing posted (%s)",
+                flag.user, flag.repo, flag.number, flag.summary_id, outcome.status, outcome.note,
+            )  # fmt: skip
+
+    async def _post_revision(self, outcome: RevisionOutcome, new: PRSummary) -> None:
+        """The corrected summary in the thread (recorded, so it can be flagged in turn), then
+        the flagged message edited to point at it."""
+        flag, old = outcome.flag, outcome.old
+        post, thread = self._flagged_post(flag)
+        day = post.day if post else ""
+        pr = self.store.get_pr(new.repo, new.number)
+        if pr is None:
+            pr = await self.service.pull_request(new.repo, new.number)
+        tz = self._digest_zone(flag.channel, new.repo, day)
+        messages = render.revision_messages(
+            DigestEntry(pr, new), tz, user_id=flag.user, note=outcome.note, day=day
+        )
+        record = self.store.begin_post(
+            PostRecord(PLATFORM, flag.channel, new.repo, day, new.number, "", thread, new.id),
+            kind="revision",
+        )
+        try:
+            ts = await self.transport.post_all(flag.channel, messages, thread_ts=thread)
+        except SlackApiError as exc:  # the new version is stored; reports already show it
+            log.warning("could not post revision %s in %s: %s", new.id, flag.channel, exc)
+            return
+        self.store.complete_post(record.id, ts, thread)  # type: ignore[arg-type]
+        log.info("posted revision %s of %s#%s in %s", new.id, new.repo, new.number, flag.channel)
+        if post is None or old is None:
+            return
+        try:
+            url = await self.transport.permalink(flag.channel, ts, thread_ts=thread)
+            shown = self._as_posted(post, DigestEntry(pr, old), tz)
+            await self.transport.update(
+                flag.channel, flag.message_id, render.with_revision_notice(shown, url)
+            )
+        except SlackApiError as exc:  # the correction is out; only the pointer to it is missing
+            log.warning(
+                "could not mark %s in %s as revised: %s", flag.message_id, flag.channel, exc
+            )
+
+    def _as_posted(self, post: PostRecord, entry: DigestEntry, tz: tzinfo | None) -> SlackMessage:
+        """The flagged message as it was sent (its first part), rebuilt from the store:
+        chat.update replaces all the blocks, so all of them are sent again."""
+        kind = self.store.post_kind(post.id)  # type: ignore[arg-type]
+        if kind == "pr":
+            ids = [
+                r.id
+                for r in self.store.digest_posts(PLATFORM, post.channel, post.repo, post.day)
+                if r.pr_number
+            ]
+            position = f"{ids.index(post.id) + 1}/{len(ids)}" if post.id in ids else None
+            payload = render.pr_payload(entry, day=post.day)
+            return render.entry_messages(entry, tz, position=position, payload=payload)[0]
+        if kind == "revision" and entry.summary is not None:
+            return render.revision_messages(
+                entry, tz, user_id=self._revised_by(entry.summary),
+                note=entry.summary.change_note, day=post.day,
+            )[0]  # fmt: skip
+        return render.summary_messages(entry, tz)[0]
+
+    def _revised_by(self, summary: PRSummary) -> str | None:
+        """Who flagged the version `summary` replaced: the first flag on it in the hour before
+        `summary` was made (one re-check per version per hour, so none earlier led to it)."""
+        if summary.revision <= 1 or summary.created_at is None:
+            return None
+        for flag in self.store.flags_since(summary.created_at - timedelta(hours=1), summary.repo):
+            if flag.number != summary.number or flag.summary_id == summary.id:
+                continue
+            if flag.created_at and flag.created_at > summary.created_at:
+                continue
+            previous = self.store.get_summary_by_id(flag.summary_id)
+            if previous is not None and previous.revision == summary.revision - 1:
+                return flag.user
+        return None
+
+    def _digest_zone(self, channel: str, repo: str, day: str) -> tzinfo:
+        """The zone the flagged message showed times in: its subscription's for a digest
+        posted on a schedule, else the default (as /digest and /prsummary use)."""
+        subscriptions = getattr(self.scheduler, "subscriptions", None)
+        if day and subscriptions is not None:
+            try:
+                for sub in subscriptions.all():
+                    if (sub.platform, sub.channel, sub.repo.lower()) == (
+                        PLATFORM, channel, repo.lower()
+                    ):  # fmt: skip
+                        return zone(sub.tz_name)
+            except Exception:  # noqa: BLE001 - a bad config file must not lose the correction
+                log.debug("cannot read the subscriptions", exc_info=True)
+        return zone(self.settings.timezone)
 
     async def _adopt_answer(self, channel: str, ts: str) -> bool:
         """Record a /prsummary answer sent through response_url, whose ts we never saw.

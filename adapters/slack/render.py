@@ -390,5 +390,60 @@ def empty_message(digest: Digest) -> SlackMessage:
     return SlackMessage(text, [section(text)], _digest_metadata(digest, "empty"))
 
 
+# -- flags and revisions ---------------------------------------------------------------------
+
+REVISED_NOTICE_ID = "prdigest_revised"  # block_id of the notice on a summary that was corrected
+
+
 def flag_ack_text(user_id: str) -> str:
     return f"Flagged as inaccurate by {mention(user_id)} — thanks."
+
+
+def revision_intro(user_id: str | None, note: str | None) -> str:
+    """`Revised after a flag by @user: <what changed>`; the note is LLM text, so escaped."""
+    who = f" by {mention(user_id)}" if user_id else ""
+    text = one_line(note)
+    return f"Revised after a flag{who}: {escape(text)}" if text else f"Revised after a flag{who}."
+
+
+def revision_messages(
+    entry: DigestEntry,
+    tz: tzinfo | None,
+    *,
+    user_id: str | None,
+    note: str | None,
+    day: str = "",
+) -> list[SlackMessage]:
+    """The corrected summary, replied in the flagged summary's thread: the intro line, then
+    the same blocks (and metadata, naming the new version) as any PR's reply."""
+    intro = revision_intro(user_id, note)
+    messages = entry_messages(entry, tz, payload=pr_payload(entry, day=day))
+    first = messages[0]
+    # Part 1 holds at most MAX_BLOCKS - 1 blocks (see entry_messages): the intro fits.
+    messages[0] = SlackMessage(intro, [section(intro), *first.blocks], first.metadata)
+    return messages
+
+
+def recheck_text(user_id: str, note: str | None) -> str:
+    """The one reply when a re-check found nothing to correct."""
+    text = one_line(note)
+    reason = f" — {escape(text)}" if text else "."
+    return f"Re-checked after a flag by {mention(user_id)}: no correction needed{reason}"
+
+
+def with_revision_notice(message: SlackMessage, url: str | None) -> SlackMessage:
+    """`message` with a context line pointing at its correction, for chat.update.
+
+    The line goes right under the PR's facts (else at the end); a notice from an earlier
+    edit is replaced, never repeated.
+    """
+    notice = {
+        **context(
+            f"_Revised after a flag — {link(url, 'see the corrected summary')} in this thread_"
+        ),
+        "block_id": REVISED_NOTICE_ID,
+    }
+    blocks = [b for b in message.blocks if b.get("block_id") != REVISED_NOTICE_ID]
+    facts = next((i for i, b in enumerate(blocks) if b.get("type") == "context"), None)
+    blocks.insert(len(blocks) if facts is None else facts + 1, notice)
+    return SlackMessage(message.text, blocks[:MAX_BLOCKS], message.metadata)

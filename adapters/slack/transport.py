@@ -126,6 +126,39 @@ class SlackTransport:
             channel, SlackMessage(text, [render.section(text)]), thread_ts=thread_ts
         )
 
+    async def post_all(
+        self, channel: str, messages: list[SlackMessage], *, thread_ts: str | None = None
+    ) -> str:
+        """A message and its continuations, in order; returns the first one's ts."""
+        first = await self.post(channel, messages[0], thread_ts=thread_ts)
+        for continuation in messages[1:]:
+            await self.post(channel, continuation, thread_ts=thread_ts)
+        return first
+
+    async def update(self, channel: str, ts: str, message: SlackMessage) -> None:
+        """chat.update with the whole message: blocks that are not sent are dropped.
+
+        Edits are not paced: chat.update has its own (per-app) limit, and a 429 is waited
+        out by the retry handler like any other.
+        """
+        kwargs: dict[str, Any] = {"text": message.text, "blocks": message.blocks}
+        if message.metadata is not None:
+            kwargs["metadata"] = message.metadata
+        await self.client.chat_update(channel=channel, ts=ts, **kwargs)
+
+    async def permalink(self, channel: str, ts: str, *, thread_ts: str | None = None) -> str:
+        """chat.getPermalink; if Slack will not say, the link built the way `link()` does."""
+        try:
+            result = await self.client.chat_getPermalink(channel=channel, message_ts=ts)
+            if result.get("permalink"):
+                return str(result["permalink"])
+        except SlackApiError as exc:
+            log.info("no permalink for %s in %s: %s", ts, channel, exc)
+        url = self.link(channel, Posted(ts, thread_ts))
+        if thread_ts and thread_ts != ts:
+            url += f"?thread_ts={thread_ts}&cid={channel}"
+        return url
+
     async def send_parent(self, channel: str, digest: Digest) -> Posted:
         await self.identify()
         message = render.parent_message(digest, flag_emoji=self.flag_emoji)
@@ -136,9 +169,7 @@ class SlackTransport:
         self, channel: str, thread_id: str, digest: Digest, entry: DigestEntry, index: int
     ) -> Posted:
         messages = render.reply_messages(digest, entry, index)
-        first = await self.post(channel, messages[0], thread_ts=thread_id)
-        for continuation in messages[1:]:
-            await self.post(channel, continuation, thread_ts=thread_id)
+        first = await self.post_all(channel, messages, thread_ts=thread_id)
         return Posted(first, thread_id)
 
     async def send_empty(self, channel: str, digest: Digest) -> Posted:

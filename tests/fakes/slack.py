@@ -11,7 +11,9 @@ suite uses its mock Web API server::
 
 Every Web API call is recorded (``calls()``); ``chat.postMessage`` answers increasing ``ts``
 values and keeps the message (with its metadata) so ``conversations.history`` and
-``conversations.replies`` can find it again, as crash recovery needs. ``socket_mode()``
+``conversations.replies`` can find it again, as crash recovery needs. ``chat.update`` edits
+a kept message in place and is recorded in ``updates`` (``updated()``); ``chat.getPermalink``
+answers Slack's link format. ``socket_mode()``
 starts a local WebSocket server speaking the real envelope protocol (hello, envelopes,
 ``envelope_id`` acks) whose URL ``apps.connections.open`` hands out.
 """
@@ -37,6 +39,18 @@ BASE_TS = 1_771_900_000  # seconds part of the first ts handed out
 
 
 @dataclass
+class Update:
+    """One accepted chat.update: what the message became."""
+
+    channel: str
+    ts: str
+    text: str
+    blocks: list[dict[str, Any]]
+    metadata: dict[str, Any] | None
+    args: dict[str, Any]
+
+
+@dataclass
 class Message:
     channel: str
     ts: str
@@ -48,6 +62,7 @@ class Message:
     bot_id: str | None = None
     via: str = "chat.postMessage"  # or "response_url" or "seed"
     args: dict[str, Any] = field(default_factory=dict)  # the call's arguments, as sent
+    edits: int = 0  # how many times chat.update changed it
 
     def as_api(self, with_metadata: bool) -> dict[str, Any]:
         data: dict[str, Any] = {"type": "message", "ts": self.ts, "text": self.text}
@@ -104,6 +119,7 @@ class FakeSlack(FakeHTTPServer):
         self._post_faults: dict[int, str] = {}
         self.messages: list[Message] = []
         self.responses: list[dict[str, Any]] = []  # response_url posts: {"key", "body"}
+        self.updates: list[Update] = []  # accepted chat.update calls, in order
         self._response_channels: dict[str, str] = {}
         self._counter = itertools.count(1)
         self._state = threading.Lock()
@@ -152,6 +168,20 @@ class FakeSlack(FakeHTTPServer):
                 if m.via != "seed"
                 and (channel is None or m.channel == channel)
                 and (via is None or m.via == via)
+            ]
+
+    def message(self, channel: str, ts: str) -> Message | None:
+        """A kept message (as edited since), by channel and ts."""
+        with self._state:
+            return next((m for m in self.messages if m.channel == channel and m.ts == ts), None)
+
+    def updated(self, channel: str | None = None, ts: str | None = None) -> list[Update]:
+        """The chat.update calls Slack accepted, in order."""
+        with self._state:
+            return [
+                u
+                for u in self.updates
+                if (channel is None or u.channel == channel) and (ts is None or u.ts == ts)
             ]
 
     def thread(self, channel: str, thread_ts: str) -> list[Message]:
@@ -336,6 +366,41 @@ class FakeSlack(FakeHTTPServer):
         if fault == "lose":
             return Response(500, {"ok": False, "error": "internal_error"})
         return _ok(channel=channel, ts=message.ts, message=message.as_api(True))
+
+    def _m_chat_update(self, args: dict[str, Any]) -> Response:
+        channel, ts = str(args.get("channel") or ""), str(args.get("ts") or "")
+        if not channel or not ts:
+            return _fail("invalid_arguments")
+        if not args.get("text") and not args.get("blocks"):
+            return _fail("no_text")
+        blocks = args.get("blocks")
+        if blocks is not None and len(blocks) > 50:
+            return _fail("invalid_blocks", detail="more than 50 blocks")
+        with self._state:
+            message = next((m for m in self.messages if m.channel == channel and m.ts == ts), None)
+            if message is None:
+                return _fail("message_not_found")
+            if message.bot_id != self.bot_id:
+                return _fail("cant_update_message")
+            # As Slack does: text without blocks replaces the blocks; metadata left out stays.
+            message.text = str(args.get("text") or "")
+            message.blocks = list(blocks or [])
+            if args.get("metadata") is not None:
+                message.metadata = args["metadata"]
+            message.edits += 1
+            update = Update(channel, ts, message.text, message.blocks, message.metadata, args)
+            self.updates.append(update)
+        return _ok(channel=channel, ts=ts, text=message.text, message=message.as_api(True))
+
+    def _m_chat_getPermalink(self, args: dict[str, Any]) -> Response:
+        channel, ts = str(args.get("channel") or ""), str(args.get("message_ts") or "")
+        message = self.message(channel, ts)
+        if message is None:
+            return _fail("message_not_found")
+        url = f"{self.team_url.rstrip('/')}/archives/{channel}/p{ts.replace('.', '')}"
+        if message.thread_ts and message.thread_ts != ts:
+            url += f"?thread_ts={message.thread_ts}&cid={channel}"
+        return _ok(channel=channel, permalink=url)
 
     def _m_conversations_history(self, args: dict[str, Any]) -> Response:
         channel = str(args.get("channel") or "")
