@@ -7,10 +7,11 @@ guild-reactions intents are used: no privileged intent, no message content.
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Callable
-from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Coroutine
+from datetime import datetime, timedelta, tzinfo
+from typing import TYPE_CHECKING, Any
 
 import discord
 import yarl
@@ -24,7 +25,8 @@ from bot.day_window import zone
 from bot.digest import DigestService
 from bot.errors import ConfigurationError, PRDigestError
 from bot.flags import EMOJI_NAMES, FlagService
-from bot.models import Digest, DigestEntry, PostRecord
+from bot.models import Digest, DigestEntry, Flag, PostRecord
+from bot.revisions import RevisionOutcome, RevisionService
 from bot.settings import Settings
 from bot.store import Store
 
@@ -51,6 +53,7 @@ POSTING_PERMISSIONS = (
     "embed_links",
     "read_message_history",
 )
+SHUTDOWN_GRACE = 5.0  # seconds a closing bot lets a re-check in flight finish before cancelling
 
 
 def apply_endpoints(settings: Settings) -> None:
@@ -146,6 +149,14 @@ class DiscordBot(discord.Client):
         self.scheduler = scheduler
         self.commands = commands or ChatCommands(service, settings)
         self.flags = flags or FlagService(store, settings.flag_emoji)
+        # One per bot: its per-summary locks are what make concurrent flags one re-check.
+        self.revisions = RevisionService(store, service, settings)
+        self.shutdown_grace = SHUTDOWN_GRACE
+        self._background: set[asyncio.Task[None]] = set()
+        self._shutting_down = False
+        # (channel, summary id) -> set once that summary's "thanks" is out: a re-check runs
+        # alongside the thanks but never answers before it.
+        self._thanking: dict[tuple[str, int], asyncio.Event] = {}
         self.transport = DiscordTransport(self, flag_hint=flag_display(settings))
         self.poster = DigestPoster(store, self.transport)
         self.tree = app_commands.CommandTree(self)
@@ -157,6 +168,63 @@ class DiscordBot(discord.Client):
         for callback in self.on_ready_callbacks:
             callback(self)
         self.on_ready_callbacks.clear()  # on_ready fires again after a reconnect
+
+    async def close(self) -> None:
+        """Let re-checks in flight finish (for `shutdown_grace` seconds), cancel the rest,
+        then disconnect: they post through this client, so they go first."""
+        self._shutting_down = True
+        await self.finish_background(self.shutdown_grace)
+        await super().close()
+
+    def clear(self) -> None:
+        """discord.py's reset for a client started again after close()."""
+        super().clear()
+        self._shutting_down = False
+
+    # -- background work -----------------------------------------------------------------
+
+    def spawn(self, work: Coroutine[Any, Any, None], what: str) -> None:
+        """Run `work` beside the event handler, keeping a reference so it is neither lost
+        (garbage-collected mid-way) nor orphaned at shutdown."""
+        if self._shutting_down:
+            work.close()
+            log.info("not starting %s: the bot is shutting down", what)
+            return
+        task = asyncio.create_task(self._guard(work, what), name=what)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _guard(self, work: Coroutine[Any, Any, None], what: str) -> None:
+        try:
+            await work
+        except asyncio.CancelledError:
+            log.info("%s cancelled", what)
+            raise
+        except Exception:  # noqa: BLE001 - one flag's failure must not stop the bot
+            log.exception("%s failed", what)
+
+    async def drain(self, timeout: float | None = None) -> None:
+        """Wait until every background task has finished (TimeoutError after `timeout`)."""
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout is None else loop.time() + timeout
+        while self._background:
+            remaining = None if deadline is None else deadline - loop.time()
+            if remaining is not None and remaining <= 0:
+                raise TimeoutError(
+                    f"{len(self._background)} Discord background tasks still running"
+                )
+            await asyncio.wait(set(self._background), timeout=remaining)
+
+    async def finish_background(self, timeout: float) -> None:
+        """Drain for up to `timeout` seconds, then cancel what is left and wait for it."""
+        try:
+            await self.drain(timeout)
+        except TimeoutError:
+            left = list(self._background)
+            log.info("cancelling %d background task(s) at shutdown", len(left))
+            for task in left:
+                task.cancel()
+            await asyncio.gather(*left, return_exceptions=True)
 
     async def post_digest(self, channel: str, digest: Digest) -> PostOutcome:
         """Post (or finish posting) a digest in `channel`: for scheduled digests."""
@@ -345,11 +413,23 @@ class DiscordBot(discord.Client):
         emoji = _emoji_name(payload.emoji)
         if self._ignored(payload, emoji):
             return
+        if payload.guild_id:  # for jump links to messages in this channel (or thread)
+            self.transport.guilds.setdefault(str(payload.channel_id), payload.guild_id)
         channel = await self._record_channel(payload.channel_id, payload.message_id)
         outcome = self.flags.added(
             PLATFORM, channel, str(payload.message_id), str(payload.user_id), emoji
         )
-        if outcome is None or not outcome.acknowledge:
+        if outcome is None:
+            return
+        key = (outcome.flag.channel, outcome.flag.summary_id)
+        thanked = None
+        if outcome.acknowledge:
+            thanked = self._thanking[key] = asyncio.Event()
+        if outcome.new:
+            # Started now, so the model call overlaps the thanks; the core's limits decide
+            # whether it calls the model at all (one re-check per summary version an hour).
+            self.spawn(self._recheck(outcome.flag), f"re-check of summary {key[1]}")
+        if thanked is None:
             return
         try:
             await self.transport.send(
@@ -360,6 +440,10 @@ class DiscordBot(discord.Client):
             )
         except discord.HTTPException as exc:  # the flag is recorded; the thanks is a courtesy
             log.warning("could not acknowledge a flag: %s", exc)
+        finally:
+            thanked.set()
+            if self._thanking.get(key) is thanked:
+                del self._thanking[key]
 
     async def on_raw_reaction_remove(self, payload: discord.RawReactionActionEvent) -> None:
         emoji = _emoji_name(payload.emoji)
@@ -386,6 +470,101 @@ class DiscordBot(discord.Client):
                 return channel
         parent_id = getattr(thread, "parent_id", None)
         return str(parent_id) if parent_id else channel
+
+    # -- re-checks after a flag ---------------------------------------------------------
+
+    async def _recheck(self, flag: Flag) -> None:
+        """Re-check the flagged summary (the core applies the limits), then say what came of
+        it in the flagged message's thread: a correction, a short "nothing to correct", or
+        (limited, withdrawn, failed) nothing at all."""
+        outcome = await self.revisions.on_flag(flag)
+        thanks = self._thanking.get((flag.channel, flag.summary_id))
+        if thanks is not None:
+            await thanks.wait()
+        try:
+            if outcome.status == "revised" and outcome.new is not None:
+                await self._post_revision(outcome)
+            elif outcome.status == "unchanged":
+                _, target = self._flagged_post(flag)
+                text = render.recheck_text(flag.user, outcome.note)
+                await self.transport.send(target, render.Message(content=text))
+            else:
+                log.info(
+                    "flag by %s on %s#%s (summary %s): %s, nothing posted (%s)",
+                    flag.user, flag.repo, flag.number, flag.summary_id, outcome.status,
+                    outcome.note,
+                )  # fmt: skip
+        except discord.HTTPException as exc:
+            log.warning(
+                "could not post the re-check of %s#%s (%s): %s",
+                flag.repo, flag.number, outcome.status, exc,
+            )  # fmt: skip
+
+    def _flagged_post(self, flag: Flag) -> tuple[PostRecord | None, str]:
+        """The flagged message's record, and where it is (and its correction goes): the
+        digest's thread, or the channel of a /prsummary answer."""
+        post = self.store.post_by_message(PLATFORM, flag.channel, flag.message_id)
+        return post, (post.thread_id if post else None) or flag.channel
+
+    async def _post_revision(self, outcome: RevisionOutcome) -> None:
+        """The corrected summary next to the flagged one (recorded, so it can be flagged in
+        turn), then the flagged message edited to point at it."""
+        flag, new = outcome.flag, outcome.new
+        assert new is not None and new.id is not None
+        post, target = self._flagged_post(flag)
+        day = post.day if post else ""
+        pr = self.store.get_pr(new.repo, new.number)
+        if pr is None:
+            pr = await self.service.pull_request(new.repo, new.number)
+        messages = render.revision_messages(
+            DigestEntry(pr, new),
+            self._zone(flag.channel, new.repo, day),
+            user_id=flag.user,
+            note=outcome.note,
+        )
+        record = self.store.begin_post(
+            PostRecord(
+                platform=PLATFORM,
+                channel=flag.channel,
+                repo=new.repo,
+                day=day,
+                pr_number=new.number,
+                message_id="",
+                thread_id=post.thread_id if post else None,
+                summary_id=new.id,
+            ),
+            kind="revision",
+        )
+        first = await self.transport.send(target, messages[0])
+        self.store.complete_post(record.id, str(first.id))  # type: ignore[arg-type]
+        for part in messages[1:]:  # only when the summary is too long for one message
+            await self.transport.send(target, part)
+        log.info(
+            "posted revision %s of %s#%s in %s after a flag by %s",
+            new.id, new.repo, new.number, target, flag.user,
+        )  # fmt: skip
+        link = self.transport.message_link(target, str(first.id))
+        try:
+            await self.transport.edit_content(
+                target, flag.message_id, lambda content: render.with_revision_notice(content, link)
+            )
+        except discord.HTTPException as exc:  # the correction is out; only the pointer is not
+            log.warning("could not mark %s in %s as revised: %s", flag.message_id, target, exc)
+
+    def _zone(self, channel: str, repo: str, day: str) -> tzinfo:
+        """The zone the flagged message showed times in: its subscription's for a digest
+        posted on a schedule, else the default (as /digest and /prsummary use)."""
+        subscriptions = getattr(self.scheduler, "subscriptions", None)
+        if day and subscriptions is not None:
+            try:
+                for sub in subscriptions.all():
+                    if (sub.platform, sub.channel, sub.repo.lower()) == (
+                        PLATFORM, channel, repo.lower()
+                    ):  # fmt: skip
+                        return zone(sub.tz_name)
+            except Exception:  # noqa: BLE001 - a bad config file must not lose the correction
+                log.debug("cannot read the subscriptions", exc_info=True)
+        return zone(self.settings.timezone)
 
     # -- answering -----------------------------------------------------------------------
 

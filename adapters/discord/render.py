@@ -333,3 +333,53 @@ def posted_notice(status: str, repo: str, day: str, link: str, replies: int) -> 
     if status == "resumed":
         return f"Finished the digest of `{repo}` for {day} ({replies} more PRs): {link}"
     return f"The digest of `{repo}` for {day} is already posted: {link}"
+
+
+# -- flags and revisions -----------------------------------------------------------------
+
+REVISED_NOTICE = "Revised after a flag — corrected summary: "
+MAX_NOTE = 500  # a note is one line of what changed; an intro leaves room for the notice
+
+
+def _note(note: str | None) -> str:
+    """A model's note as one defused line (it is LLM text, like a summary)."""
+    return clip(sanitize(" ".join((note or "").split())), MAX_NOTE)
+
+
+def revision_intro(user_id: str, note: str | None) -> str:
+    """`Revised after a flag by <@user>: <what changed>` (named, never pinged)."""
+    text = _note(note)
+    who = f"<@{int(user_id)}>"
+    return f"Revised after a flag by {who}: {text}" if text else f"Revised after a flag by {who}."
+
+
+def revision_messages(
+    entry: DigestEntry, tz: tzinfo | None, *, user_id: str, note: str | None
+) -> list[Message]:
+    """The corrected summary for the flagged message's thread: the intro line, then the same
+    embeds as any PR's reply (which say "revision n")."""
+    parts = entry_messages(entry, tz)
+    first = parts[0]
+    parts[0] = Message(content=revision_intro(user_id, note), embeds=first.embeds)
+    return parts
+
+
+def recheck_text(user_id: str, note: str | None) -> str:
+    """The one reply when a re-check found nothing to correct."""
+    text = _note(note)
+    reason = f" — {text}" if text else "."
+    return f"Re-checked after a flag by <@{int(user_id)}>: no correction needed{reason}"
+
+
+def with_revision_notice(content: str, link: str) -> str:
+    """A flagged message's content with one line pointing at its correction.
+
+    Only the content changes (its embeds are left as they are); a notice from an earlier edit
+    is replaced, never repeated, and the notice is what is kept if something must be cut.
+    """
+    notice = REVISED_NOTICE + link
+    lines = [line for line in (content or "").split("\n") if not line.startswith(REVISED_NOTICE)]
+    kept = "\n".join(lines).strip()
+    if not kept:
+        return clip(notice, MAX_CONTENT)
+    return clip(kept, MAX_CONTENT - text_length(notice) - 1) + "\n" + notice

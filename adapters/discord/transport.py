@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import discord
@@ -107,6 +108,19 @@ class DiscordTransport:
                 content=message.content or None, embeds=embeds, allowed_mentions=NO_MENTIONS
             )
         )
+
+    async def edit_content(
+        self, channel: str, message_id: str, change: Callable[[str], str]
+    ) -> None:
+        """Replace one of the bot's messages' content with `change(current content)`.
+
+        Read first (so a line is added, not the content lost), then PATCH with the content
+        only: the embeds stay as they are.
+        """
+        target = self._messageable(channel)
+        message = await _retry_429(lambda: target.fetch_message(int(message_id)))
+        content = change(message.content or "")
+        await _retry_429(lambda: message.edit(content=content, allowed_mentions=NO_MENTIONS))
 
     def _parent(self, digest: Digest) -> render.Message:
         if not digest.entries:

@@ -85,6 +85,7 @@ class Fault:
     commit: bool = False  # carry the request out, then answer with the fault anyway
     seen: int = 0
     fired: int = 0
+    every: int | None = None  # fail every Nth matching request (after `skip`), without end
 
 
 @dataclass
@@ -411,6 +412,14 @@ class FakeDiscord:
             if (method is None or c.method == method.upper()) and pattern.search(c.path)
         ]
 
+    def edits(self, channel_id: str | None = None, message_id: str | None = None) -> list[Call]:
+        """The PATCHes of channel messages (`/channels/{id}/messages/{mid}`) the bot sent,
+        oldest first, optionally of one channel or one message; interaction edits are not
+        among them (see `FakeInteraction`)."""
+        any_id = r"\d+"
+        pattern = rf"^/channels/{channel_id or any_id}/messages/{message_id or any_id}$"
+        return self.requests(pattern, "PATCH")
+
     def channel_messages(self, channel_id: str) -> list[dict[str, Any]]:
         """A channel's (or thread's) messages, oldest first."""
         with self.lock:
@@ -433,6 +442,7 @@ class FakeDiscord:
         method: str | None = None,
         skip: int = 0,
         commit: bool = False,
+        every: int | None = None,
     ) -> Fault:
         """Answer matching requests (``re.search`` on the path) with `status`.
 
@@ -442,6 +452,7 @@ class FakeDiscord:
         fault = Fault(
             re.compile(path_regex), status, body, dict(headers or {}), times, method, skip, commit
         )
+        fault.every = every  # `every=N`: the Nth, 2Nth, ... matching request fails; `times` ignored
         with self.lock:
             self._faults.append(fault)
         return fault
@@ -767,13 +778,15 @@ class FakeDiscord:
 
     def _take_fault(self, call: Call) -> Fault | None:
         for fault in self._faults:
-            if fault.fired >= fault.times:
+            if fault.every is None and fault.fired >= fault.times:
                 continue
             if fault.method and fault.method.upper() != call.method:
                 continue
             if fault.pattern.search(call.path):
                 fault.seen += 1
                 if fault.seen <= fault.skip:
+                    continue
+                if fault.every is not None and (fault.seen - fault.skip) % fault.every:
                     continue
                 fault.fired += 1
                 return fault
@@ -954,12 +967,28 @@ class FakeDiscord:
                     if method == "GET":
                         return 200, message
                     if method == "PATCH":
-                        message.update(
-                            {k: v for k, v in body.items() if k in ("content", "embeds")}
-                        )
-                        message["edited_timestamp"] = _now_iso()
-                        return 200, message
+                        return self._patch_message(message, body)
         return 404, _unknown("Message", 10008)
+
+    def _patch_message(self, message: dict[str, Any], body: dict[str, Any]) -> tuple[int, Any]:
+        """PATCH /channels/{id}/messages/{mid}: only what the body names changes (a body with
+        only `content` keeps the embeds), within the same limits as a new message."""
+        if message["author"]["id"] != self.bot_user_id and ("content" in body or "embeds" in body):
+            return 403, {"message": "Cannot edit a message authored by another user", "code": 50005}
+        merged = {
+            "content": body["content"] if "content" in body else message.get("content"),
+            "embeds": body["embeds"] if "embeds" in body else message.get("embeds"),
+        }
+        if errors := limit_errors(merged):
+            return 400, _invalid_form(errors)
+        if "content" in body:
+            message["content"] = body["content"] or ""
+        if "embeds" in body:
+            message["embeds"] = [_stored_embed(e) for e in body["embeds"] or []]
+        if "allowed_mentions" in body:
+            message["allowed_mentions"] = body["allowed_mentions"]
+        message["edited_timestamp"] = _now_iso()
+        return 200, _public(message)
 
     def _thread_from_message(self, channel_id: str, message_id: str, body: dict) -> tuple[int, Any]:
         with self.lock:
