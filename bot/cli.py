@@ -6,10 +6,11 @@ Every error a user can cause is one line on stderr and exit code 2, never a trac
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import json
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -207,6 +208,66 @@ async def run(ctx: click.Context, http_mode: bool, port: int) -> int:
         on_started=lambda platform: click.echo(f"Connected to {platform}.", err=True),
     )
     return 0
+
+
+@cli.command()
+@click.option(
+    "--date", "date_text", default="yesterday", show_default=True,
+    help="YYYY-MM-DD, today, yesterday or 'N days ago', in the subscription's zone.",
+)  # fmt: skip
+@click.option(
+    "--to", "target", required=True, metavar="PLATFORM:CHANNEL",
+    help="Where to post, e.g. slack:C0123456 or discord:112233445566778899.",
+)  # fmt: skip
+@repo_option
+@click.pass_context
+@run_command
+async def post(ctx: click.Context, date_text: str, target: str, repo_text: str | None) -> int:
+    """Post one day's digest to one channel and exit (for cron instead of `prdigest run`).
+
+    Posting is idempotent: a day already posted in that channel is not posted again.
+    """
+    from bot.scheduler import post_once
+    from bot.store import Store
+    from bot.subscriptions import parse_target
+
+    settings = load_settings(ctx.obj["verbose"])
+    platform, _channel = parse_target(target)
+    repo = parse_repo(repo_text) if repo_text else None
+    store = Store(settings.db_path)
+    service = build_service(settings, store)
+    try:
+        async with poster_for(platform, settings, service, store) as poster:
+            outcome = await post_once(settings, service, poster, target, date_text, repo=repo)
+    finally:
+        await service.aclose()
+    verb = {"posted": "Posted", "resumed": "Finished posting", "already": "Already posted"}
+    click.echo(f"{verb.get(outcome.status, outcome.status)}: {outcome.link}", err=True)
+    return 0
+
+
+@contextlib.asynccontextmanager
+async def poster_for(platform: str, settings: Settings, service, store) -> AsyncIterator[Any]:
+    """The platform's poster for one `prdigest post`: Web API or REST only, no live connection."""
+    if platform == "slack":
+        from adapters.slack.app import SlackBot
+
+        if not settings.slack_bot_token:
+            raise CLIError("SLACK_BOT_TOKEN is not set (the bot token, xoxb-...)")
+        bot: Any = SlackBot(settings, service, store)
+        try:
+            yield bot.poster
+        finally:
+            await bot.aclose()
+        return
+    from adapters.discord import DiscordBot
+
+    bot = DiscordBot(settings, service, store)
+    try:
+        await bot.login(settings.discord_bot_token or "")
+        yield bot.poster
+    finally:
+        await bot.close()
 
 
 @cli.command("slack-manifest")

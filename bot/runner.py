@@ -116,9 +116,16 @@ def _started(callback: Callable[[str], None] | None, platform: str) -> None:
 
 
 def _make_scheduler(settings: Settings, service, store: Store, posters: dict[str, Any]):
-    """The daily digest scheduler, when any subscription is configured."""
-    try:
-        from bot.scheduler import build_scheduler
-    except ImportError:  # pragma: no cover - the scheduler ships with the package
-        return None
-    return build_scheduler(settings, service, store, posters)
+    """The daily digest scheduler over the running adapters' posters.
+
+    It runs even with no subscription yet: `/digest subscribe` adds them at runtime. A bad
+    prdigest.toml is refused here, at start, with its line and reason.
+    """
+    from bot.lease import Lease
+    from bot.scheduler import DigestScheduler
+    from bot.subscriptions import Subscriptions
+
+    subscriptions = Subscriptions.from_settings(settings, store)
+    return DigestScheduler(
+        service, posters, subscriptions, settings, lease=Lease(store, "scheduler")
+    )
