@@ -187,3 +187,42 @@ def m004_revision_attempts(db: Database) -> None:
         pk="id",
     )
     db["revision_attempts"].create_index(["summary_id"])
+
+
+@migrations()
+def m005_subscriptions_and_leases(db: Database) -> None:
+    # Daily digests set up from chat with `/digest subscribe`; prdigest.toml and the
+    # environment hold the others, so this table is only what users changed at runtime.
+    db["subscriptions"].create(
+        {
+            "id": int,
+            "platform": str,
+            "channel": str,
+            "repo": str,
+            "post_time": str,  # HH:MM in tz_name
+            "tz_name": str,
+            "display_name": str,
+            "trivial_style": str,
+            "created_by": str,
+            "created_at": str,
+        },
+        pk="id",
+    )
+    # One schedule per repository and channel: subscribing again changes its time.
+    db.execute(
+        "CREATE UNIQUE INDEX idx_subscriptions_target ON subscriptions"
+        " (platform, channel, repo COLLATE NOCASE)"
+    )
+    # When the scheduler first saw each subscription (chat or config): catch-up never posts
+    # the days from before a subscription existed.
+    db["subscription_starts"].create({"key": str, "first_seen": str}, pk="key")
+    # Who may post the schedule: two processes on one database must never both post.
+    db["leases"].create(
+        {
+            "name": str,
+            "holder": str,
+            "expires_at": float,  # Unix seconds
+            "renewed_at": str,
+        },
+        pk="name",
+    )
