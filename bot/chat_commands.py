@@ -50,10 +50,10 @@ class PRRequest:
     number: int
 
 
-def _clean(text: str | None) -> str:
+def _clean(text: str | None, usage: str = DIGEST_HELP) -> str:
     value = " ".join((text or "").split())
     if len(value) > MAX_COMMAND_LENGTH:
-        raise UserInputError("That is too long for a command. " + DIGEST_HELP)
+        raise UserInputError("That is too long for a command. " + usage)
     return value
 
 
@@ -109,7 +109,7 @@ def _parse_subscription(words: list[str], default_tz: str) -> SubscriptionComman
 
 
 def parse_prsummary_text(text: str | None, *, default_repo: str | None) -> PRRequest:
-    value = _clean(text)
+    value = _clean(text, PRSUMMARY_HELP)  # (the /digest usage line was shown here before)
     if not value or value.lower() in {"help", "-h", "--help"}:
         raise UserInputError(PRSUMMARY_HELP)
     if " " in value:
@@ -128,17 +128,25 @@ class RateLimiter:
         self.window = window
         self._events: dict[str, deque[float]] = defaultdict(deque)
 
-    def allow(self, key: str, now: float | None = None) -> bool:
-        if self.limit <= 0:
+    def allow(self, key: str, now: float | None = None, cost: int = 1) -> bool:
+        """Record `cost` events for `key` if they fit in the window; False (recording
+        nothing) if they do not. A cost above the limit counts as the whole limit."""
+        if not self.fits(key, now, cost):
+            return False
+        if self.limit > 0:
+            now = time.monotonic() if now is None else now
+            self._events[key].extend([now] * min(max(cost, 0), self.limit))
+        return True
+
+    def fits(self, key: str, now: float | None = None, cost: int = 1) -> bool:
+        """Whether `cost` more events would be allowed now, without recording them."""
+        if self.limit <= 0 or cost <= 0:
             return True
         now = time.monotonic() if now is None else now
         events = self._events[key]
         while events and events[0] <= now - self.window:
             events.popleft()
-        if len(events) >= self.limit:
-            return False
-        events.append(now)
-        return True
+        return len(events) + min(cost, self.limit) <= self.limit
 
 
 class ChatCommands:
@@ -152,26 +160,52 @@ class ChatCommands:
 
     # -- checks --------------------------------------------------------------------------
 
-    def check_access(self, repo: str, channel: str) -> None:
-        allowed_repos = self.settings.allowed_repos
-        if allowed_repos and repo.lower() not in allowed_repos:
-            raise UserInputError(f"{repo} is not one of the repositories this bot may summarize")
+    def check_access(self, repo: str | None, channel: str) -> None:
+        """PRDIGEST_ALLOWED_REPOS and PRDIGEST_ALLOWED_CHANNELS (either may be unset: all).
+
+        `repo` is None for commands that name none (`/digest subscriptions`): the channel
+        allow-list still applies to them.
+        """
         allowed_channels = self.settings.allowed_channels
         if allowed_channels and channel not in allowed_channels:
             raise UserInputError("This bot is not enabled in this channel")
+        allowed_repos = self.settings.allowed_repos
+        if repo is not None and allowed_repos and repo.lower() not in allowed_repos:
+            raise UserInputError(f"{repo} is not one of the repositories this bot may summarize")
 
-    def check_llm_budget(self, user: str, channel: str) -> None:
-        """Commands that make the LLM work are limited per user and per channel."""
-        if not self.user_limit.allow(f"user:{user}"):
+    def check_llm_budget(self, user: str, channel: str, *, cost: int = 1) -> None:
+        """Commands that make the LLM work are limited per user and per channel.
+
+        `cost` is the number of new summaries the command may need (see `digest_cost`);
+        nothing is counted against either limit when the command is refused.
+        """
+        user_key, channel_key = f"user:{user}", f"channel:{channel}"
+        if not self.user_limit.fits(user_key, cost=cost):
             raise UserInputError(
                 "You have asked for a lot of new summaries in the last minute: "
                 "please wait a moment and try again."
             )
-        if not self.channel_limit.allow(f"channel:{channel}"):
+        if not self.channel_limit.fits(channel_key, cost=cost):
             raise UserInputError(
                 "This channel has asked for a lot of new summaries in the last minute: "
                 "please wait a moment and try again."
             )
+        self.user_limit.allow(user_key, cost=cost)
+        self.channel_limit.allow(channel_key, cost=cost)
+
+    def digest_cost(self, request: DigestRequest) -> int:
+        """The new summaries a `/digest` may cost, for `check_llm_budget(cost=...)`.
+
+        0 when the day is listed and every PR in it is summarized already; else the PRs
+        still to summarize; a day never listed counts as a user's whole minute (its size is
+        only known after asking GitHub, which the 3-second acknowledgement cannot wait for).
+        """
+        whole_minute = max(1, self.settings.user_llm_per_minute)
+        numbers = self.service.store.get_day(request.repo, request.window)
+        if numbers is None:
+            return whole_minute
+        pending = sum(self.service.cached_entry(request.repo, n) is None for n in numbers)
+        return min(pending, whole_minute)
 
     # -- /digest -------------------------------------------------------------------------
 
@@ -179,10 +213,8 @@ class ChatCommands:
         request = parse_digest_text(
             text, default_repo=self.settings.repo, tz_name=self.settings.timezone
         )
-        if isinstance(request, DigestRequest):
-            self.check_access(request.repo, channel)
-        elif request.repo:
-            self.check_access(request.repo, channel)
+        # Every form, `/digest subscriptions` included, is refused outside the allowed channels.
+        self.check_access(request.repo, channel)
         return request
 
     async def build_digest(self, request: DigestRequest) -> Digest:

@@ -18,6 +18,14 @@ from bot.store import Store
 
 log = logging.getLogger(__name__)
 
+# A send that fails with a gateway-type error (429, 502, 503, 504) or a dropped connection is
+# tried again after these pauses, within the same run, so one bad answer in a 52-reply thread
+# does not stop the digest. Before each new try the platform is asked whether the failed send
+# got through after all (`find`), so a retry never posts a message twice. A 500 is left to the
+# resume path (the next run reconciles the slot the same way), as are all other errors.
+RETRY_DELAYS: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0)
+TRANSIENT_STATUSES = frozenset({429, 502, 503, 504})
+
 
 @dataclass(frozen=True)
 class Posted:
@@ -167,9 +175,39 @@ class DigestPoster:
         if found is not None:
             return self.store.complete_post(record.id, found.message_id, found.thread_id), False
         self.store.mark_attempt(record.id)
-        posted: Posted = await send()
-        return self.store.complete_post(record.id, posted.message_id, posted.thread_id), True
+        for attempt in range(len(RETRY_DELAYS) + 1):
+            try:
+                # After a failed try the platform may have the message all the same: look first.
+                posted: Posted = (await find() if attempt else None) or await send()
+            except Exception as exc:
+                if attempt == len(RETRY_DELAYS) or not is_transient(exc):
+                    raise
+                delay = RETRY_DELAYS[attempt]
+                log.warning(
+                    "sending %s %s of %s %s to %s:%s failed (%s); trying again in %.1fs",
+                    kind, pr_number or "", digest.repo, digest.window.day, self.platform,
+                    channel, type(exc).__name__, delay,
+                )  # fmt: skip
+                await asyncio.sleep(delay)
+                continue
+            return self.store.complete_post(record.id, posted.message_id, posted.thread_id), True
+        raise AssertionError("unreachable")  # the last attempt returns or raises
 
 
 def _posted(record: PostRecord) -> Posted:
     return Posted(record.message_id, record.thread_id)
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether a failed send is worth trying again at once: a dropped connection, a timeout,
+    or a gateway-type HTTP status. Duck-typed so the core needs no chat library: discord.py's
+    HTTPException has `status`, slack_sdk's SlackApiError `response.status_code`."""
+    if isinstance(exc, (ConnectionError, TimeoutError)):
+        return True
+    if type(exc).__module__.startswith("aiohttp") and "Connect" in type(exc).__name__:
+        return True
+    status = getattr(exc, "status", None)
+    if not isinstance(status, int):
+        response = getattr(exc, "response", None)
+        status = getattr(response, "status_code", None)
+    return isinstance(status, int) and status in TRANSIENT_STATUSES

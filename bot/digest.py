@@ -16,8 +16,9 @@ from bot.day_window import is_complete
 from bot.errors import PRDigestError
 from bot.github_source import GitHubSource, RepoInfo
 from bot.models import DayWindow, Digest, DigestEntry, PRSummary, PullRequest
-from bot.store import Store
+from bot.store import StorageError, Store
 from summarizer.base import LLMCall, SummarizeError, Summarizer
+from summarizer.prompt import scrub_sections
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +40,7 @@ class DigestService:
         self._summarizer: Summarizer | None = None
         self._summarizer_lock = asyncio.Lock()
         self._pr_locks: dict[tuple[str, int], asyncio.Lock] = {}
+        self._fetching: dict[tuple[str, int], asyncio.Future[PullRequest]] = {}
 
     @property
     def source(self) -> GitHubSource:
@@ -85,25 +87,34 @@ class DigestService:
 
         semaphore: asyncio.Semaphore | None = None
         tasks: list[asyncio.Task[DigestEntry]] = []
-        for number in sorted(numbers, reverse=True):
-            pr = self.store.get_pr(repo, number)
-            if pr is None or not pr.is_merged:
-                try:
-                    if info is None:
-                        info = await asyncio.to_thread(self.source.repository, repo)
-                    pr = await asyncio.to_thread(self.source.fetch_pr, info, number)
-                except PRDigestError as exc:
-                    task = asyncio.ensure_future(_failed(_placeholder(repo, number), str(exc)))
-                    task.add_done_callback(tick)
-                    tasks.append(task)
-                    continue
-                self.store.save_pr(pr)
-            if semaphore is None:
-                semaphore = asyncio.Semaphore(await self._concurrency())
-            task = asyncio.create_task(self._entry(pr, refresh=refresh, semaphore=semaphore))
-            task.add_done_callback(tick)
-            tasks.append(task)
-        entries = list(await asyncio.gather(*tasks))
+        try:
+            for number in sorted(numbers, reverse=True):
+                pr = self.store.get_pr(repo, number)
+                if pr is None or not pr.is_merged:
+                    try:
+                        if info is None:
+                            info = await asyncio.to_thread(self.source.repository, repo)
+                        pr = await asyncio.to_thread(self.source.fetch_pr, info, number)
+                    except PRDigestError as exc:
+                        task = asyncio.ensure_future(_failed(_placeholder(repo, number), str(exc)))
+                        task.add_done_callback(tick)
+                        tasks.append(task)
+                        continue
+                    self.store.save_pr(pr)
+                if semaphore is None:
+                    semaphore = asyncio.Semaphore(await self._concurrency())
+                task = asyncio.create_task(self._entry(pr, refresh=refresh, semaphore=semaphore))
+                task.add_done_callback(tick)
+                tasks.append(task)
+            entries = list(await asyncio.gather(*tasks))
+        except BaseException:
+            # An error that ends the digest (a full disk while storing a PR or a call, say):
+            # stop the summaries already started, before the caller closes the LLM client
+            # under them, instead of leaving them to fail one by one with tracebacks.
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
         entries = [e for e in entries if _in_window(e.pr, window)]
         entries.sort(key=_newest_first)
 
@@ -130,13 +141,31 @@ class DigestService:
     # -- one PR --------------------------------------------------------------------------
 
     async def pull_request(self, repo: str, number: int) -> PullRequest:
-        """A PR's data: from the store when merged (it can no longer change), else fresh."""
+        """A PR's data: from the store when merged (it can no longer change), else fresh.
+
+        Concurrent requests for one PR (a burst of /prsummary for the same number) share a
+        single fetch: without this, 200 commands for 50 PRs read 200 PRs from GitHub.
+        """
         pr = self.store.get_pr(repo, number)
-        if pr is None or not pr.is_merged:
-            info = await asyncio.to_thread(self.source.repository, repo)
-            pr = await asyncio.to_thread(self.source.fetch_pr, info, number)
-            self.store.save_pr(pr)
+        if pr is not None and pr.is_merged:
+            return pr
+        key = (repo, number)
+        fetch = self._fetching.get(key)
+        if fetch is None:
+            fetch = self._fetching[key] = asyncio.ensure_future(self._fetch_pr(repo, number))
+            fetch.add_done_callback(lambda done: self._fetch_done(key, done))
+        return await asyncio.shield(fetch)
+
+    async def _fetch_pr(self, repo: str, number: int) -> PullRequest:
+        info = await asyncio.to_thread(self.source.repository, repo)
+        pr = await asyncio.to_thread(self.source.fetch_pr, info, number)
+        self.store.save_pr(pr)
         return pr
+
+    def _fetch_done(self, key: tuple[str, int], done: asyncio.Future[PullRequest]) -> None:
+        self._fetching.pop(key, None)
+        if not done.cancelled():
+            done.exception()  # retrieved here too, in case every waiter was cancelled
 
     def cached_entry(self, repo: str, number: int) -> DigestEntry | None:
         """A merged PR whose summary is already stored: answerable with no call at all."""
@@ -173,6 +202,10 @@ class DigestService:
                 except SummarizeError as exc:
                     log.warning("summary of %s#%s failed: %s", pr.repo, pr.number, exc)
                     return DigestEntry(pr, error=str(exc))
+                except StorageError:
+                    # A full disk or read-only database (hit while logging the LLM call) is
+                    # not this PR's problem: stop the digest with the store's one-line error.
+                    raise
                 except Exception as exc:  # noqa: BLE001 - one PR must never sink the digest
                     log.exception("summary of %s#%s failed unexpectedly", pr.repo, pr.number)
                     return DigestEntry(pr, error=f"unexpected error ({type(exc).__name__})")
@@ -184,7 +217,9 @@ class DigestService:
                     prompt_version=summarizer.prompt_version,
                     model=summarizer.model,
                     change_type=result.change_type,
-                    sections=result.sections,
+                    # Whatever summarizer made it: no links, mass mentions or quoted prompt,
+                    # even when the PR's text told the model to write them (prompt injection).
+                    sections=scrub_sections(result.sections, pr),
                     files_covered=result.files_covered,
                     files_total=result.files_total,
                     usage=result.usage,

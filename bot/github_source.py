@@ -15,6 +15,7 @@ from github.GithubRetry import GithubRetry
 from requests.exceptions import RequestException
 
 from bot.errors import NotFoundError, SourceError
+from bot.logs import mask
 from bot.models import ChangedFile, DayWindow, PullRequest
 
 log = logging.getLogger(__name__)
@@ -75,6 +76,8 @@ class GitHubSource:
                 total=retries, backoff_factor=backoff, backoff_max=30, max_rate_limit_wait=3700
             ),
         )
+        # Kept only to mask it: an error message quoting the server could echo it back.
+        self._secret = token or ""
         # Repository handles that make no call of their own: the PR calls name the repo anyway.
         self._lazy = self.github.withLazy(True)
         self._repos: dict[str, RepoInfo] = {}
@@ -89,7 +92,7 @@ class GitHubSource:
                     f"Repository {full_name} not found (or the token cannot see it)"
                 ) from None
             except (GithubException, RequestException) as exc:
-                raise SourceError(_describe(exc, f"reading repository {full_name}")) from None
+                raise SourceError(self._describe(exc, f"reading repository {full_name}")) from None
             self._repos[full_name] = RepoInfo(
                 full_name=repo.full_name,
                 default_branch=repo.default_branch,
@@ -104,7 +107,7 @@ class GitHubSource:
         try:
             numbers = [issue.number for issue in self.github.search_issues(query)]
         except (GithubException, RequestException) as exc:
-            raise SourceError(_describe(exc, "searching merged pull requests")) from None
+            raise SourceError(self._describe(exc, "searching merged pull requests")) from None
         return sorted(set(numbers))
 
     def fetch_pr(self, repo: RepoInfo, number: int) -> PullRequest:
@@ -117,7 +120,7 @@ class GitHubSource:
         except UnknownObjectException:
             raise self._not_a_pr(repo, number) from None
         except (GithubException, RequestException) as exc:
-            raise SourceError(_describe(exc, f"reading PR #{number}")) from None
+            raise SourceError(self._describe(exc, f"reading PR #{number}")) from None
         try:
             files = []
             for f in pull.get_files():
@@ -134,7 +137,7 @@ class GitHubSource:
                 if len(files) >= MAX_FILES:
                     break
         except (GithubException, RequestException) as exc:
-            raise SourceError(_describe(exc, f"reading the files of PR #{number}")) from None
+            raise SourceError(self._describe(exc, f"reading the files of PR #{number}")) from None
         return PullRequest(
             repo=repo.full_name,
             number=pull.number,
@@ -152,6 +155,11 @@ class GitHubSource:
             files=tuple(files),
             html_base=_html_base(pull.html_url, repo.full_name),
         )
+
+    def _describe(self, exc: Exception, doing: str) -> str:
+        # GitHub's message is shown to users; a proxy or server that echoes the request's
+        # credentials must not put the token in a report, a chat post or the log.
+        return mask(_describe(exc, doing), self._secret)
 
     def _not_a_pr(self, repo: RepoInfo, number: int) -> NotFoundError:
         # Only on the error path: one more call tells "no such number" from "that is an issue".

@@ -8,6 +8,15 @@ import sys
 from bot.settings import Settings
 
 
+def mask(text: str, *secrets: str | None) -> str:
+    """`text` with each secret (of 4+ characters) replaced by ***: for error messages that
+    quote a server, which may echo the credentials it was sent."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "***")
+    return text
+
+
 class RedactSecrets(logging.Filter):
     """Replaces any configured secret in a record's final text, whoever logged it."""
 

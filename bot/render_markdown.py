@@ -5,6 +5,7 @@ Pure functions: a Digest in, a string out.
 
 from __future__ import annotations
 
+import re
 from datetime import tzinfo
 
 from bot.models import Digest, DigestEntry, PullRequest
@@ -34,7 +35,7 @@ def render_entry(entry: DigestEntry, tz: tzinfo | None, *, index: int | None = N
     pr = entry.pr
     number = f"{index}. " if index is not None else ""
     lines = [
-        f"## {number}[{pr.title}]({pr.url})",
+        f"## {number}[{markdown_text(pr.title)}]({pr.url})",
         "",
         "",
         "### Base Information",
@@ -50,7 +51,7 @@ def render_entry(entry: DigestEntry, tz: tzinfo | None, *, index: int | None = N
     change_type = entry.summary.change_type.value if entry.summary else UNKNOWN_TYPE
     lines.append(f"- **Type:** `{change_type}`")
     lines.append(f"- **[Changed Files]({pr.files_url}) ({len(pr.files)}):**")
-    lines.extend(f"  - `{f.filename}`" for f in pr.files)
+    lines.extend(f"  - {code_span(f.filename)}" for f in pr.files)
     lines += ["", "### Summary", ""]
     if entry.summary is None:
         lines += [f"Summary unavailable: {entry.error or 'unknown error'}", ""]
@@ -64,6 +65,35 @@ def render_entry(entry: DigestEntry, tz: tzinfo | None, *, index: int | None = N
             lines += [f"*Unverified: {names} (not found in the PR's diff, files or text).*", ""]
     lines += ["---", "", ""]
     return "\n".join(lines)
+
+
+# What would turn a title into HTML, an entity, emphasis or strike-through. Backticks are
+# left alone (titles use them for code, as in the seed reports: "Hardcode `mlp.gate` ...");
+# an `_` between letters or digits never starts emphasis, so "block_n" stays as it is.
+_MD_SPECIAL = re.compile(r"[\\*~<>&]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+
+
+def markdown_text(text: str) -> str:
+    """PR text (a title) shown literally inside a Markdown link: special characters escaped,
+    and brackets too when they would end the link early (unbalanced, or "](")."""
+    value = re.sub(r"[\r\n]+", " ", text)  # a line break would end the heading
+    value = _MD_SPECIAL.sub(lambda m: "\\" + m.group(0), value)
+    depth, balanced = 0, True
+    for char in value:
+        depth += {"[": 1, "]": -1}.get(char, 0)
+        balanced = balanced and depth >= 0
+    if "](" in value or depth or not balanced:
+        value = value.replace("[", "\\[").replace("]", "\\]")
+    return value
+
+
+def code_span(text: str) -> str:
+    """`text` as inline code, literally: a longer fence when it contains backticks."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    if not longest:
+        return f"`{text}`"
+    fence = "`" * (longest + 1)
+    return f"{fence} {text} {fence}"
 
 
 def merged_time(pr: PullRequest, tz: tzinfo | None) -> str:

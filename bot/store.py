@@ -5,6 +5,7 @@ Rows go in and out as the dataclasses of `bot.models`; nothing else sees a row d
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 from dataclasses import replace
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
-from bot.errors import ConfigurationError
+from bot.errors import ConfigurationError, PRDigestError
 from bot.migrations import migrations
 from bot.models import (
     ChangedFile,
@@ -26,6 +27,46 @@ from bot.models import (
     SummarySections,
     Usage,
 )
+
+
+class StorageError(PRDigestError):
+    """The database cannot be written (disk full, read-only file, I/O error): one line for the
+    user instead of a traceback, and not worth retrying until someone fixes the disk."""
+
+
+# SQLite's result codes that mean "the file, not the query, is the problem".
+_STORAGE_FAILURES = {
+    "SQLITE_FULL": "the disk is full",
+    "SQLITE_READONLY": "the database file is read-only",
+    "SQLITE_IOERR": "a disk I/O error occurred",
+    "SQLITE_CANTOPEN": "the database file cannot be opened",
+    "SQLITE_CORRUPT": "the database file is corrupt",
+    "SQLITE_NOTADB": "the file is not a SQLite database",
+}
+
+
+def _storage_failure(exc: sqlite3.Error) -> str | None:
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    for prefix, reason in _STORAGE_FAILURES.items():
+        if name == prefix or name.startswith(prefix + "_"):  # e.g. SQLITE_IOERR_WRITE
+            return reason
+    return None
+
+
+def _clear_storage_errors(method):
+    """Turn SQLite's disk-level failures inside a Store method into a StorageError."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as exc:
+            reason = _storage_failure(exc)
+            if reason is None:
+                raise
+            raise StorageError(f"Cannot write to the database at {self.path}: {reason}") from None
+
+    return wrapper
 
 
 def utcnow() -> datetime:
@@ -541,3 +582,11 @@ class Store:
             emoji=row["emoji"],
             created_at=_parse(row["created_at"]),
         )
+
+
+# Every public method: a full disk or a read-only file surfaces as one clear StorageError
+# (the CLI prints it and exits 2, the bots answer it) rather than a raw sqlite3 traceback.
+for _name, _method in list(vars(Store).items()):
+    if callable(_method) and not _name.startswith("_") and _name != "close":
+        setattr(Store, _name, _clear_storage_errors(_method))
+del _name, _method

@@ -9,10 +9,17 @@ import time
 import openai
 from openai import AsyncOpenAI
 
+from bot.logs import mask
 from bot.models import PRSummary, PullRequest, Usage
 from summarizer.base import CallLog, LLMCall, Revision, SummarizeError, SummaryResult
 from summarizer.claims import check_claims
-from summarizer.prompt import PROMPT_VERSION, REVISION_INSTRUCTIONS, PromptBudget, build_prompt
+from summarizer.prompt import (
+    PROMPT_VERSION,
+    REVISION_INSTRUCTIONS,
+    PromptBudget,
+    build_prompt,
+    scrub_sections,
+)
 from summarizer.schema import (
     RESPONSE_FORMAT_OBJECT,
     RESPONSE_FORMAT_REVISION,
@@ -128,7 +135,7 @@ class OpenAISummarizer:
                 response = await self.client.chat.completions.create(**kwargs)
             except openai.BadRequestError as exc:
                 if response_format is not None and _refuses_format(exc):
-                    self._log(pr, purpose, messages, None, _reason(exc), Usage(), started)
+                    self._log(pr, purpose, messages, None, self._reason(exc), Usage(), started)
                     # Concurrent requests may all be refused at once: step down one mode only.
                     self._format_index = max(self._format_index, tried + 1)
                     log.info(
@@ -138,11 +145,11 @@ class OpenAISummarizer:
                         (formats[self._format_index] or {"type": "plain text"})["type"],
                     )
                     continue
-                self._log(pr, purpose, messages, None, _reason(exc), Usage(), started)
-                raise SummarizeError(_reason(exc)) from None
+                self._log(pr, purpose, messages, None, self._reason(exc), Usage(), started)
+                raise SummarizeError(self._reason(exc)) from None
             except openai.OpenAIError as exc:
-                self._log(pr, purpose, messages, None, _reason(exc), Usage(), started)
-                raise SummarizeError(_reason(exc)) from None
+                self._log(pr, purpose, messages, None, self._reason(exc), Usage(), started)
+                raise SummarizeError(self._reason(exc)) from None
             choice = response.choices[0] if response.choices else None
             content = choice.message.content if choice and choice.message else None
             usage = Usage(
@@ -151,6 +158,11 @@ class OpenAISummarizer:
             )
             self._log(pr, purpose, messages, content, None, usage, started)
             return content, usage
+
+    def _reason(self, exc: Exception) -> str:
+        # The endpoint's message is shown to users and stored: mask the key in case it is
+        # quoted back (some proxies and servers echo the Authorization header they got).
+        return mask(_reason(exc), getattr(self.client, "api_key", None))
 
     def _log(self, pr, purpose, messages, content, error, usage: Usage, started: float) -> None:
         if self.call_log is None:
@@ -190,6 +202,7 @@ class OpenAISummarizer:
             change_type, sections, changed, note = parse_revision(content)
         except (InvalidAnswer, ValueError) as exc:
             raise SummarizeError(f"the revision answer was invalid ({exc})") from None
+        sections = scrub_sections(sections, pr)  # as DigestService does for first summaries
         check = check_claims(sections, pr)
         result = SummaryResult(
             change_type=change_type,

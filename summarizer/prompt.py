@@ -5,11 +5,12 @@ Bump PROMPT_VERSION whenever the text or the selection changes: summaries are ca
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from bot.models import PullRequest
+from bot.models import PullRequest, SummarySections
 from summarizer.description import clean_description
 from summarizer.diff_budget import DiffSelection, FileDiff, select_diff
 from summarizer.tokens import count_tokens
@@ -162,3 +163,97 @@ def _diff_text(selection: DiffSelection) -> str:
         old = d.file.previous_filename or d.file.filename
         parts.append(f"diff --git a/{old} b/{d.file.filename}\n{d.text}")
     return "\n".join(parts)
+
+
+# -- the answer, cleaned of what an injected instruction could make a model write ---------------
+
+# URLs outside code spans (a backticked URL is shown as code, never as a link), Slack-style
+# `<url|label>` links and Markdown `[label](url)` links.
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
+_MASKED = re.compile(r"\[([^\]\n]{0,200})\]\(\s*<?((?:https?|ftp)://[^\s)>]+)>?\s*\)", re.I)
+_ANGLE = re.compile(r"<((?:https?|ftp|mailto):[^\s|>]+)(?:\|([^>\n]{0,200}))?>", re.I)
+_BARE = re.compile(r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>()\[\]{}|\"'`]+", re.I)
+# Mass mentions: the renderers defuse them too; here they stop being mentions at the source.
+_MASS = re.compile(r"(<!(?:channel|here|everyone)(?:\|[^>]*)?>|@(?:channel|here|everyone)\b)", re.I)
+_LEAK_NGRAM = 7  # this many consecutive words of our instructions in an answer is a leak
+_WORDS = re.compile(r"[a-z0-9_]+")
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
+LINK_REMOVED = "(link removed)"
+LEAK_REMOVED = "(omitted: the model quoted its instructions instead of summarizing)"
+
+
+def _ngrams(text: str, n: int = _LEAK_NGRAM) -> set[tuple[str, ...]]:
+    words = _WORDS.findall(text.lower())
+    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
+
+
+_INSTRUCTIONS = (SYSTEM_PROMPT, COMPACT_SYSTEM_PROMPT, REVISION_INSTRUCTIONS)
+_INSTRUCTION_NGRAMS = set().union(*(_ngrams(text) for text in _INSTRUCTIONS))
+# The instructions as one run of words, to recognise a quote cut short (fewer than 7 words).
+_INSTRUCTION_RUN = " " + " ".join(_WORDS.findall(" ".join(_INSTRUCTIONS).lower())) + " "
+
+
+def scrub_sections(sections: SummarySections, pr: PullRequest) -> SummarySections:
+    """The model's sections without links, mass mentions or quotes of our instructions.
+
+    The prompt already forbids all three, but the PR text is written by its author and may
+    tell the model otherwise (prompt injection); this makes the rule hold whatever the model
+    did. The PR's own address is kept. Text inside code spans is left alone (it is shown as
+    code, never as a link), and instructions the PR itself contains do not count as a leak.
+    """
+    pr_text = " ".join([pr.title, pr.body, *(f.filename for f in pr.files),
+                        *((f.patch or "") for f in pr.files)])  # fmt: skip
+    leaks = _INSTRUCTION_NGRAMS - _ngrams(pr_text)
+    values = {}
+    for name, _ in SummarySections.HEADINGS:
+        text = _without_leaks(getattr(sections, name), leaks)
+        values[name] = _outside_code(text, lambda part: _unlinked(part, pr))
+    return SummarySections(**values)
+
+
+def _outside_code(text: str, change) -> str:
+    out, last = [], 0
+    for match in _CODE_SPAN.finditer(text):
+        out += [change(text[last : match.start()]), match.group(0)]
+        last = match.end()
+    out.append(change(text[last:]))
+    return "".join(out)
+
+
+def _unlinked(text: str, pr: PullRequest) -> str:
+    def keep(url: str) -> bool:
+        return url.rstrip(".,;:!?").startswith(pr.url) and bool(pr.url)
+
+    def masked(m: re.Match[str]) -> str:
+        return m.group(1) if keep(m.group(2)) else f"{m.group(1)} {LINK_REMOVED}".strip()
+
+    def angle(m: re.Match[str]) -> str:
+        label = m.group(2) or ""
+        return m.group(1) if keep(m.group(1)) else f"{label} {LINK_REMOVED}".strip()
+
+    text = _MASKED.sub(masked, text)
+    text = _ANGLE.sub(angle, text)
+
+    def bare(m: re.Match[str]) -> str:
+        url = m.group(0).rstrip(".,;:!?")
+        return m.group(0) if keep(url) else LINK_REMOVED + m.group(0)[len(url) :]
+
+    text = _BARE.sub(bare, text)
+    return _MASS.sub(lambda m: m.group(0).strip("<>!@").split("|")[0], text)
+
+
+def _without_leaks(text: str, leaks: set[tuple[str, ...]]) -> str:
+    if not leaks or not (_ngrams(text) & leaks):
+        return text
+    sentences = [s for s in _SENTENCES.split(text) if s.strip()]
+    kept = [s for s in sentences if not (_ngrams(s) & leaks) and not _fragment(s)]
+    return " ".join(kept) or LEAK_REMOVED
+
+
+def _fragment(sentence: str) -> bool:
+    """A short piece of the instructions (a quote cut off mid-sentence, say), given that the
+    answer quotes them elsewhere: 3+ words found in a row in them, the last one maybe cut."""
+    words = _WORDS.findall(sentence.lower())
+    if not 4 <= len(words) < _LEAK_NGRAM + 1:
+        return False
+    return " " + " ".join(words[:-1]) + " " in _INSTRUCTION_RUN

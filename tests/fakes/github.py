@@ -15,6 +15,7 @@ JSON echo whichever form the request used, because PyGithub follows those URLs (
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import shlex
 import threading
@@ -319,6 +320,9 @@ class FakeGitHub(FakeHTTPServer):
         self._rate_reset = int(time.time()) + 3600
         self._used = {"core": 0, "search": 0}
         self._repos: dict[str, FakeRepo] = {}
+        # Primary rate limits whose X-RateLimit-Reset is set when they first fire (see
+        # inject_rate_limit(after=...)): fault id -> (fault, seconds until reset).
+        self._live_resets: dict[int, tuple[Any, float]] = {}
         self._data_lock = threading.RLock()
         self._next_id = 1000
 
@@ -384,8 +388,13 @@ class FakeGitHub(FakeHTTPServer):
         times: int = 1,
         reset_in: float = 1.0,
         secondary: bool = False,
+        after: int = 0,
     ) -> None:
-        """Primary (403, remaining 0, reset) or secondary (403 + Retry-After) rate limiting."""
+        """Primary (403, remaining 0, reset) or secondary (403 + Retry-After) rate limiting.
+
+        ``after=K`` lets K matching requests through first: a limit hit in the middle of a run.
+        The reset time is computed when the limit first answers, not when it is installed.
+        """
         reset = str(int(time.time() + reset_in))
         if secondary:
             body = {
@@ -399,7 +408,17 @@ class FakeGitHub(FakeHTTPServer):
                 "documentation_url": f"{DOCS}/overview/rate-limits-for-the-rest-api",
             }
             headers = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": reset}
-        self.inject(path_regex, 403, body=body, headers=headers, times=times)
+        fault = self.inject(path_regex, 403, body=body, headers=headers, times=times, after=after)
+        if not secondary:
+            self._live_resets[id(fault)] = (fault, reset_in)
+
+    def _take_fault(self, req: RecordedRequest):  # type: ignore[override]
+        fault = super()._take_fault(req)
+        live = self._live_resets.get(id(fault)) if fault is not None else None
+        if live is not None and fault is not None and fault.fired == 1:
+            # The window resets `reset_in` seconds after the limit was first hit.
+            fault.headers["X-RateLimit-Reset"] = str(math.ceil(time.time() + live[1]))
+        return fault
 
     # -- hooks -----------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 import socket
+import sys
 import threading
 import time
 import traceback
@@ -86,6 +87,7 @@ class Fault:
     method: str | None = None
     seen: int = 0  # matching requests observed
     fired: int = 0  # requests actually answered by this fault
+    after: int = 0  # let this many matching requests through before the fault starts
 
     def matches(self, req: RecordedRequest) -> bool:
         if self.method is not None and self.method.upper() != req.method:
@@ -99,8 +101,10 @@ class Fault:
     def observe(self) -> bool:
         """Count one matching request; return True when this one should fail."""
         self.seen += 1
+        if self.seen <= self.after:
+            return False
         if self.every is not None:
-            return self.seen % self.every == 0
+            return (self.seen - self.after) % self.every == 0
         return self.fired < self.times
 
 
@@ -138,6 +142,14 @@ class _Server(ThreadingHTTPServer):
         self.open_sockets: set[socket.socket] = set()
         self.sockets_lock = threading.Lock()
         super().__init__(("127.0.0.1", 0), _RequestHandler)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that dropped its kept-alive connection (a finished or killed process, an
+        # event loop shut down mid-request) is normal here, not a bug in the fake: stay quiet
+        # instead of printing a traceback into whatever stderr the test is capturing.
+        if isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
+            return
+        super().handle_error(request, client_address)
 
 
 class _RequestHandler(BaseHTTPRequestHandler):
@@ -395,12 +407,14 @@ class FakeHTTPServer:
         times: int = 1,
         every: int | None = None,
         method: str | None = None,
+        after: int = 0,
     ) -> Fault:
         """Make requests whose path matches ``path_regex`` (``re.search``) fail with ``status``.
 
         Without ``every`` the next ``times`` matching requests fail. With ``every=N`` every Nth
         matching request fails (the Nth, 2Nth, ...) for as long as the fault is installed, and
-        ``times`` is ignored. ``body=None`` uses the server's :meth:`error_body`.
+        ``times`` is ignored. ``after=K`` lets the first K matching requests through first
+        (a fault "in the middle" of a run). ``body=None`` uses the server's :meth:`error_body`.
         """
         if every is not None and every < 1:
             raise ValueError("every must be >= 1")
@@ -412,6 +426,7 @@ class FakeHTTPServer:
             times=times,
             every=every,
             method=method,
+            after=after,
         )
         with self._lock:
             self._faults.append(fault)

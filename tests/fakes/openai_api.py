@@ -141,6 +141,9 @@ class FakeOpenAI(FakeHTTPServer):
         self.models = list(models)
         self.chat_requests: list[dict[str, Any]] = []  # parsed bodies, in arrival order
         self._script: deque[ScriptStep] = deque()
+        self._every: tuple[int, list[ScriptStep]] | None = None
+        self._every_seen = 0
+        self.every_fired = 0  # requests answered by a fault_every() step
         self._count = 0
         self._state_lock = threading.Lock()
 
@@ -163,6 +166,17 @@ class FakeOpenAI(FakeHTTPServer):
                 raise ValueError(f"unknown script step {step!r}")
         with self._state_lock:
             self._script.extend(steps)
+
+    def fault_every(self, n: int, steps: Iterable[ScriptStep]) -> None:
+        """Every `n`th chat request (the nth, 2nth, ...) takes the next of `steps`, in a cycle,
+        until ``fault_every(0, [])`` turns it off. Script steps are consumed first."""
+        steps = list(steps)
+        for step in steps:
+            if not step or step[0] not in ("status", "content", "hang"):
+                raise ValueError(f"unknown script step {step!r}")
+        with self._state_lock:
+            self._every = (n, steps) if n > 0 and steps else None
+            self._every_seen = 0
 
     @property
     def script_remaining(self) -> int:
@@ -244,6 +258,12 @@ class FakeOpenAI(FakeHTTPServer):
 
         with self._state_lock:
             step = self._script.popleft() if self._script else None
+            if step is None and self._every is not None:
+                every, steps = self._every
+                self._every_seen += 1
+                if self._every_seen % every == 0:
+                    step = steps[self.every_fired % len(steps)]
+                    self.every_fired += 1
         content: str | None = None
         if step is not None:
             kind = step[0]
