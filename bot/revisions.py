@@ -52,8 +52,10 @@ class RevisionService:
 
     async def on_flag(self, flag: Flag) -> RevisionOutcome:
         """Re-check the flagged summary version, within the limits; the flag is already stored."""
+        # One lock per flagged summary (a few bytes each; flags are rare), so concurrent flags
+        # on one summary make one re-check and the others see its result.
         lock = self._locks.setdefault(flag.summary_id, asyncio.Lock())
-        async with lock:  # concurrent flags on one summary: one re-check, the rest see it
+        async with lock:
             summary = self.store.get_summary_by_id(flag.summary_id)
             if summary is None:
                 return RevisionOutcome("failed", flag, note="the summary no longer exists")
@@ -66,6 +68,9 @@ class RevisionService:
                 pr = await self.service.pull_request(summary.repo, summary.number)
                 summarizer = await self.service.summarizer()
                 revision = await summarizer.revise(pr, summary)
+            except asyncio.CancelledError:
+                self.store.finish_revision(attempt, "cancelled")  # shutdown: not a used re-check
+                raise
             except (SummarizeError, Exception) as exc:  # noqa: BLE001 - a flag must not crash the bot
                 self.store.finish_revision(attempt, "failed")
                 log.warning("re-check of summary %s failed: %s", summary.id, exc)

@@ -504,9 +504,21 @@ class Store:
         )
 
     def revisions_since(self, summary_id: int, since: datetime) -> int:
+        """Re-checks begun since `since`: running or finished, but not failed or cancelled
+        (an LLM error must not use up the hour's one re-check)."""
         return self.db["revision_attempts"].count_where(
-            "summary_id = ? AND started_at >= ?", [summary_id, _iso(since)]
+            "summary_id = ? AND started_at >= ? AND coalesce(outcome, '') NOT IN ('failed', 'cancelled')",
+            [summary_id, _iso(since)],
         )
+
+    def revision_flagger(self, new_summary_id: int) -> str | None:
+        """Who flagged the summary that `new_summary_id` revised."""
+        rows = list(
+            self.db["revision_attempts"].rows_where(
+                "new_summary_id = ?", [new_summary_id], order_by="id", limit=1
+            )
+        )
+        return rows[0]["user"] if rows else None
 
     def user_flags_since(self, user: str, since: datetime) -> int:
         return self.db["flags"].count_where("user = ? AND created_at >= ?", [user, _iso(since)])

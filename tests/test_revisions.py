@@ -138,3 +138,13 @@ async def test_a_flag_removed_before_the_recheck_finishes_is_not_acted_on(posted
     outcome = await RevisionService(store, service, settings).on_flag(f)
     assert outcome.status == "withdrawn"
     assert not store.get_summary_by_id(summary.id).superseded
+
+
+async def test_a_failed_recheck_does_not_use_up_the_hour(posted, llm):
+    settings, store, service, summary = posted
+    llm.script([("content", "not json"), ("content", revised_answer())])
+    revisions = RevisionService(store, service, settings)
+    first = await revisions.on_flag(flag(store, "U1"))
+    second = await revisions.on_flag(flag(store, "U2"))
+    assert (first.status, second.status) == ("failed", "revised")
+    assert store.revision_flagger(second.new.id) == "U2"
