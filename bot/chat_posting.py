@@ -165,6 +165,7 @@ class DigestPoster:
                 message_id="",
                 thread_id=thread_id,
                 summary_id=summary_id,
+                tz_name=digest.window.tz_name,
             ),
             kind,
         )
@@ -211,3 +212,24 @@ def is_transient(exc: BaseException) -> bool:
         response = getattr(exc, "response", None)
         status = getattr(response, "status_code", None)
     return isinstance(status, int) and status in TRANSIENT_STATUSES
+
+
+async def resume_unfinished(service, poster: DigestPoster, *, days: int = 3) -> int:
+    """Finish digests a crash or restart left half-posted in the last `days`; returns how many.
+
+    Their summaries are stored, so rebuilding a day makes no GitHub or LLM call, and the
+    posts table skips every reply that already went out.
+    """
+    from datetime import date, timedelta
+
+    from bot.day_window import day_window
+
+    since = (date.today() - timedelta(days=days)).isoformat()
+    resumed = 0
+    for parent in poster.store.unfinished_digests(poster.platform, since):
+        window = day_window(date.fromisoformat(parent.day), parent.tz_name or "UTC")
+        digest = await service.digest(parent.repo, window)
+        outcome = await poster.post(parent.channel, digest)
+        resumed += outcome.status == "resumed"
+        log.info("resumed the %s digest of %s in %s", parent.day, parent.repo, parent.channel)
+    return resumed

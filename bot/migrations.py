@@ -226,3 +226,10 @@ def m005_subscriptions_and_leases(db: Database) -> None:
         },
         pk="name",
     )
+
+
+@migrations()
+def m006_post_zone(db: Database) -> None:
+    # A digest's zone, so a restart can rebuild exactly the day it was posting, and an edit of
+    # a flagged message shows the same times the original did.
+    db["posts"].add_column("tz_name", str)

@@ -204,6 +204,7 @@ class PostRecord:
     thread_id: str | None = None
     summary_id: int | None = None
     id: int | None = None
+    tz_name: str | None = None  # the zone the digest's day and times were shown in
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,7 @@ async def run_bot(
         runners.append(
             run_slack(
                 settings, service, store, http=http, port=port, bot=slack_bot,
-                started=lambda _bot: _started(on_started, "slack"),
+                started=lambda _bot: connected("slack"),
             )
         )  # fmt: skip
     if discord_configured(settings):
@@ -68,7 +68,7 @@ async def run_bot(
         runners.append(
             run_discord(
                 settings, service, store, bot=discord_bot,
-                started=lambda _bot: _started(on_started, "discord"),
+                started=lambda _bot: connected("discord"),
             )
         )  # fmt: skip
 
@@ -76,6 +76,16 @@ async def run_bot(
     for bot in (slack_bot, discord_bot):
         if bot is not None:
             bot.scheduler = scheduler
+
+    background: set[asyncio.Task[Any]] = set()
+
+    def connected(platform: str) -> None:
+        _started(on_started, platform)
+        # Once connected, finish any digest a crash left half-posted (no duplicates: the
+        # posts table knows what went out).
+        task = asyncio.ensure_future(_resume(service, posters[platform]))
+        background.add(task)
+        task.add_done_callback(background.discard)
 
     tasks = [asyncio.ensure_future(r) for r in runners]
     stop = asyncio.Event()
@@ -97,9 +107,10 @@ async def run_bot(
     finally:
         if scheduler is not None:
             await scheduler.stop()
-        for task in [*tasks, stopper]:
+        pending = [*tasks, stopper, *background]
+        for task in pending:
             task.cancel()
-        await asyncio.gather(*tasks, stopper, return_exceptions=True)
+        await asyncio.gather(*pending, return_exceptions=True)
         await service.aclose()
         store.close()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -107,6 +118,15 @@ async def run_bot(
                 loop.remove_signal_handler(sig)
             except (NotImplementedError, RuntimeError):
                 pass
+
+
+async def _resume(service, poster) -> None:
+    from bot.chat_posting import resume_unfinished
+
+    try:
+        await resume_unfinished(service, poster)
+    except Exception:  # noqa: BLE001 - the next /digest or scheduled run resumes it anyway
+        log.warning("could not resume unfinished digests", exc_info=True)
 
 
 def _started(callback: Callable[[str], None] | None, platform: str) -> None:

@@ -396,6 +396,7 @@ class Store:
                     "message_id": record.message_id or None,
                     "thread_id": record.thread_id,
                     "summary_id": record.summary_id,
+                    "tz_name": record.tz_name,
                     "created_at": _iso(utcnow()),
                 }
             )
@@ -466,7 +467,21 @@ class Store:
             message_id=row["message_id"] or "",
             thread_id=row["thread_id"],
             summary_id=row["summary_id"],
+            tz_name=row.get("tz_name"),
         )
+
+    def unfinished_digests(self, platform: str, since_day: str) -> list[PostRecord]:
+        """Digest parents (from `since_day` on) with a reply slot begun but never completed."""
+        rows = self.db.query(
+            "SELECT * FROM posts AS parent WHERE parent.platform = ? AND parent.kind = 'parent'"
+            " AND parent.day >= ? AND parent.tz_name IS NOT NULL AND (parent.message_id IS NULL"
+            " OR EXISTS (SELECT 1 FROM posts AS reply WHERE reply.platform = parent.platform"
+            " AND reply.channel = parent.channel AND reply.repo = parent.repo"
+            " AND reply.day = parent.day AND reply.kind = 'pr' AND reply.message_id IS NULL))"
+            " ORDER BY parent.id",
+            [platform, since_day],
+        )
+        return [self._post(row) for row in rows]
 
     def claim_flag_ack(self, platform: str, channel: str, summary_id: int) -> bool:
         """True for exactly one caller per (platform, channel, summary)."""

@@ -147,3 +147,31 @@ async def test_an_empty_day_posts_one_short_message_once(store):
     assert (await poster.post("C1", empty)).status == "posted"
     assert (await poster.post("C1", empty)).status == "already"
     assert [m["kind"] for m in transport.messages] == ["empty"]
+
+
+async def test_a_restart_finishes_half_posted_digests_by_itself(store):
+    from datetime import date as date_
+
+    from bot.chat_posting import resume_unfinished
+
+    transport = MemoryTransport()
+    digest = make_digest(store, 5)
+    digest = Digest(
+        digest.repo,
+        digest.display_name,
+        day_window(date_.today(), "America/Los_Angeles"),
+        digest.entries,
+    )
+    transport.crash_at = 3
+    with pytest.raises(Crash):
+        await DigestPoster(store, transport).post("C1", digest)
+    transport.crash_at = None
+
+    class Service:  # the day is rebuilt from the store: the same digest
+        async def digest(self, repo, window):
+            assert (repo, window) == (digest.repo, digest.window)
+            return digest
+
+    assert await resume_unfinished(Service(), DigestPoster(store, transport)) == 1
+    assert transport.replies() == [5, 4, 3, 2, 1]
+    assert await resume_unfinished(Service(), DigestPoster(store, transport)) == 0
