@@ -526,6 +526,32 @@ class Store:
             [summary_id, _iso(since)],
         )
 
+    def flagged_summary_ids(self, since: datetime, repo: str | None = None) -> list[int]:
+        """Summaries with any flag (active or removed) since `since`, oldest first."""
+        where, args = "created_at >= ?", [_iso(since)]
+        if repo:
+            where, args = where + " AND repo = ?", [*args, repo]
+        rows = self.db.query(
+            f"SELECT summary_id, min(id) AS first FROM flags WHERE {where}"
+            " GROUP BY summary_id ORDER BY first",
+            args,
+        )
+        return [row["summary_id"] for row in rows]
+
+    def flags_of(self, summary_id: int) -> list[Flag]:
+        """Every flag ever put on one summary version, removed ones included."""
+        return [
+            self._flag(row)
+            for row in self.db["flags"].rows_where("summary_id = ?", [summary_id], order_by="id")
+        ]
+
+    def revised_version(self, summary_id: int) -> PRSummary | None:
+        """The summary that superseded this one, if a flag led to a revision."""
+        rows = self._summary_rows(
+            "id = (SELECT superseded_by FROM summaries WHERE id = ?)", [summary_id]
+        )
+        return self._summary(rows[0]) if rows else None
+
     def revision_flagger(self, new_summary_id: int) -> str | None:
         """Who flagged the summary that `new_summary_id` revised."""
         rows = list(

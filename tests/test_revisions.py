@@ -148,3 +148,27 @@ async def test_a_failed_recheck_does_not_use_up_the_hour(posted, llm):
     second = await revisions.on_flag(flag(store, "U2"))
     assert (first.status, second.status) == ("failed", "revised")
     assert store.revision_flagger(second.new.id) == "U2"
+
+
+async def test_prdigest_flags_lists_and_exports_the_regression_set(posted, llm, tmp_path):
+    from click.testing import CliRunner
+
+    from bot.cli import cli
+
+    settings, store, service, summary = posted
+    llm.script([("content", revised_answer())])
+    outcome = await RevisionService(store, service, settings).on_flag(flag(store, "U7"))
+    listing = CliRunner().invoke(cli, ["flags", "--since", "2026-01-01"])
+    assert listing.exit_code == 0
+    assert f"{REPO}#1  summary {summary.id} (revision 1" in listing.stdout
+    assert "-> revision 2" in listing.stdout and "flagged by U7" in listing.stdout
+    assert "[revision held]" in listing.stdout
+
+    out = tmp_path / "flags.jsonl"
+    export = CliRunner().invoke(cli, ["flags", "--repo", REPO, "--export", str(out)])
+    assert export.exit_code == 0
+    (case,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert case["number"] == 1 and case["flaggers"] == ["U7"]
+    assert case["diff"]["url"].endswith("/pull/1/files")
+    assert case["bad_summary"]["What changed and why"] == summary.sections.what_changed
+    assert case["revised_summary"]["What changed and why"] == outcome.new.sections.what_changed
