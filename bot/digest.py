@@ -11,12 +11,13 @@ import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 
 from bot.day_window import is_complete
 from bot.errors import PRDigestError
 from bot.github_source import GitHubSource, RepoInfo
 from bot.models import DayWindow, Digest, DigestEntry, PRSummary, PullRequest
-from bot.store import StorageError, Store
+from bot.store import StorageError, Store, utcnow
 from summarizer.base import LLMCall, SummarizeError, Summarizer
 from summarizer.prompt import scrub_sections
 
@@ -133,6 +134,7 @@ class DigestService:
             display_name=self.display_names(repo),
             window=window,
             entries=tuple(entries),
+            recent_flags=len(self.store.flags_since(utcnow() - timedelta(days=1), repo)),
         )
 
     async def _concurrency(self) -> int:

@@ -171,6 +171,7 @@ class Digest:
     display_name: str
     window: DayWindow
     entries: tuple[DigestEntry, ...]  # newest merge first
+    recent_flags: int = 0  # flags on this repo's summaries in the 24 h before it was built
 
     @property
     def failed(self) -> list[DigestEntry]:
