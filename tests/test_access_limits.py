@@ -166,14 +166,6 @@ async def test_a_new_digest_needs_budget_but_a_posted_one_is_a_free_link(env, sl
     assert "is already in this channel" in link.text
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="adapters count a /digest as ONE unit of LLM work however many PRs it summarizes: "
-    "5 digests a minute x 40 PRs = 200 summaries for one person. Fix (lead, both adapters): "
-    "call `self.commands.check_llm_budget(user, channel, cost=self.commands.digest_cost(request))` "
-    "instead of `check_llm_budget(user, channel)` in adapters/slack/app.py on_digest and "
-    "adapters/discord/client.py handle_digest (ChatCommands.digest_cost is in bot/chat_commands.py)",
-)
 async def test_one_user_cannot_summarize_hundreds_of_prs_a_minute_through_digest(
     env, slack, github, llm
 ):

@@ -144,12 +144,6 @@ def huge_sections(request: dict) -> str:
     return json.dumps(answer)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="adapters/slack/transport.py find_reply() returns part 1 of a split reply without "
-    "sending the continuation parts that were never posted (Discord's does): a retry or a "
-    "resume after a failure between parts loses the rest of that PR's summary",
-)
 async def test_slack_a_failure_between_the_parts_of_a_long_reply_loses_no_part(
     env, slack, github, llm
 ):

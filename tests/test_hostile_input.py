@@ -456,13 +456,6 @@ def test_20_prompt_injection_prs_cannot_link_or_leak_in_the_report(env, github, 
     )
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="adapters/slack/render.py puts PR titles in mrkdwn text objects without "
-    "`verbatim: true`, so Slack auto-links a URL written in a title (the parent's Top changes "
-    "line): set `verbatim: True` on the mrkdwn text objects render.section()/context() build "
-    "(the <url|label> links prdigest makes itself still work with verbatim)",
-)
 async def test_a_url_in_a_title_is_not_made_a_link_on_slack(env, slack, github):
     github.add_pr(REPO, make_pr(9, f"{DAY} 09:00:00", title=f"Fix login, details at {EVIL}/x"))
     bot = BotUnderTest(env, slack)
@@ -548,12 +541,6 @@ async def test_markup_in_titles_and_paths_is_literal_on_discord(env, fake, githu
     assert shown[:2] == SPECIAL_PATHS[:2]
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="adapters/discord/render.py _files() replaces a backtick in a file name with ' "
-    "(tests/`tick`.py shows as tests/'tick'.py); a double-backtick code span with spaces "
-    "(`` tests/`tick`.py ``) would show it literally",
-)
 async def test_a_backtick_in_a_path_is_literal_on_discord(env, fake, github, monkeypatch):
     github.add_pr(REPO, special_pr())
     settings = discord_settings(monkeypatch, fake)

@@ -115,7 +115,10 @@ async def test_a_flag_posts_the_correction_in_the_thread_and_marks_the_original(
     (correction,) = corrections(slack, parent)
     intro = f"Revised after a flag by <@U0ALICE>: {NOTE}"
     assert correction.text == intro
-    assert correction.blocks[0] == {"type": "section", "text": {"type": "mrkdwn", "text": intro}}
+    assert correction.blocks[0] == {
+        "type": "section",
+        "text": {"type": "mrkdwn", "text": intro, "verbatim": True},
+    }
     assert "It sets `block_n` to 64 for several slices." in texts(correction.blocks)
     assert "_Revised after a flag (revision 2)._" in texts(correction.blocks)
     assert correction.args["unfurl_links"] is False
@@ -272,11 +275,12 @@ async def test_ten_users_flagging_at_once_cause_one_recheck(bot, slack, llm, thr
 async def test_limited_and_failed_rechecks_post_nothing_more(bot, slack, llm, thread):
     parent, replies = thread
     reply = replies[0]
-    llm.script([("status", 500)] * 4)  # every attempt of the re-check fails
+    llm.script([("status", 500)] * 8)  # every attempt of every re-check fails
     await bot.react(CHANNEL, reply.ts, user="U0ALICE")
-    await bot.react(CHANNEL, reply.ts, user="U0BOB")  # within the hour: recorded, not re-checked
+    # A failed re-check does not use up the hour: the next flag tries again (and fails too).
+    await bot.react(CHANNEL, reply.ts, user="U0BOB")
     outcomes = bot.store.db.execute("SELECT outcome FROM revision_attempts").fetchall()
-    assert outcomes == [("failed",)]
+    assert outcomes == [("failed",), ("failed",)]
     thread_texts = [m.text for m in slack.thread(CHANNEL, parent.ts)][len(replies) :]
     assert thread_texts == ["Flagged as inaccurate by <@U0ALICE> — thanks."]
     assert slack.updated() == []

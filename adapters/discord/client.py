@@ -290,12 +290,17 @@ class DiscordBot(discord.Client):
             return await self._error(
                 interaction, "Run /digest in a text channel: a digest opens a thread of its own."
             )
+        try:
+            # A digest costs the summaries it may still need (none for a day already
+            # summarized, a whole minute's worth for a day never listed), not one unit.
+            cost = self.commands.digest_cost(request)
+            self.commands.check_llm_budget(str(interaction.user.id), channel, cost=cost)
+        except PRDigestError as exc:
+            return await self._error(interaction, error_text(exc))
         # Within Discord's 3 seconds, before any GitHub or model call.
         await interaction.response.defer(ephemeral=True, thinking=True)
         day_text = request.window.day.isoformat()
         try:
-            if self.poster.existing(channel, request.repo, day_text) is None:
-                self.commands.check_llm_budget(str(interaction.user.id), channel)
             digest = await self.commands.build_digest(request)
             outcome = await self.poster.post(channel, digest)
         except discord.HTTPException as exc:

@@ -243,9 +243,7 @@ def _files(entry: DigestEntry) -> str:
     used = text_length(header)
     shown = 0
     for f in files[:MAX_FILES_LISTED]:
-        # Backticks in a file name would end the code span early.
-        name = clip(f.filename.replace("`", "'"), 200)
-        line = f"`{name}`"
+        line = code_span(clip(f.filename, 200))
         more = len(files) - shown - 1
         reserve = len(f"\n… and {more} more") if more else 0
         if used + 1 + text_length(line) + reserve > MAX_FIELD_VALUE:
@@ -256,6 +254,19 @@ def _files(entry: DigestEntry) -> str:
     if shown < len(files):
         lines.append(f"… and {len(files) - shown} more")
     return "\n".join(lines)
+
+
+def code_span(text: str) -> str:
+    """`text` as inline code, shown literally even when it holds backticks.
+
+    The fence is one backtick longer than the longest run inside, so no run can close it;
+    a space pads each side when the text starts or ends with a backtick (it would join the
+    fence otherwise), which CommonMark and Discord both drop again.
+    """
+    runs = re.findall(r"`+", text)
+    fence = "`" * (max((len(r) for r in runs), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def embed_size(embed: dict[str, Any]) -> int:

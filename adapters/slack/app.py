@@ -196,12 +196,13 @@ class SlackBot:
                 text=f"The digest of {label} is already in this channel: <{link}|open the thread>."
             )
             return
-        if self.poster.existing(channel, request.repo, day) is None:
-            try:
-                self.commands.check_llm_budget(user, channel)
-            except PRDigestError as exc:
-                await ack(text=escape(str(exc)))
-                return
+        try:
+            # A digest costs the summaries it may still need (none for a day already
+            # summarized, a whole minute's worth for a day never listed), not one unit.
+            self.commands.check_llm_budget(user, channel, cost=self.commands.digest_cost(request))
+        except PRDigestError as exc:
+            await ack(text=escape(str(exc)))
+            return
         await ack(text=f"Preparing the digest of {label}…")
         self.spawn(self._post_digest(channel, request, label, respond), f"/digest {label}")
 

@@ -176,14 +176,21 @@ def paginate(
 # -- blocks --------------------------------------------------------------------------------
 
 
+def mrkdwn(text: str) -> dict[str, Any]:
+    """A mrkdwn text object that Slack shows as written: with `verbatim`, a URL, channel
+    name or `@name` in PR or model text is never turned into a link or a mention. The
+    `<url|label>` links and `<@U…>` mentions this module builds itself still work."""
+    return {"type": "mrkdwn", "text": text, "verbatim": True}
+
+
 def section(text: str) -> dict[str, Any]:
     # A section's text must not be empty; Slack rejects the whole message otherwise.
-    return {"type": "section", "text": {"type": "mrkdwn", "text": text or " "}}
+    return {"type": "section", "text": mrkdwn(text or " ")}
 
 
 def context(*texts: str) -> dict[str, Any]:
-    elements = [{"type": "mrkdwn", "text": t} for t in texts if t][:MAX_CONTEXT_ELEMENTS]
-    return {"type": "context", "elements": elements or [{"type": "mrkdwn", "text": " "}]}
+    elements = [mrkdwn(t) for t in texts if t][:MAX_CONTEXT_ELEMENTS]
+    return {"type": "context", "elements": elements or [mrkdwn(" ")]}
 
 
 def header(text: str) -> dict[str, Any]:

@@ -192,17 +192,33 @@ class SlackTransport:
     async def find_reply(
         self, channel: str, thread_id: str, digest: Digest, pr_number: int
     ) -> Posted | None:
+        """Part 1 of the PR's reply if the thread has it, after posting any of its
+        continuation parts that never got there (a failure or crash between the parts):
+        every part ends up in the thread once, none is sent twice."""
         await self.identify()
+        first: str | None = None
+        found: set[int] = set()
         async for message in self._messages("conversations_replies", channel=channel, ts=thread_id):
             payload = self.payload_of(message, render.PR_EVENT)
-            if (
-                payload
-                and payload.get("pr") == pr_number
-                and payload.get("repo") == digest.repo
-                and payload.get("part", 1) == 1
-            ):
-                return Posted(str(message["ts"]), thread_id)
-        return None
+            if not payload or payload.get("pr") != pr_number or payload.get("repo") != digest.repo:
+                continue
+            part = payload.get("part", 1)
+            if part == 1:
+                if first is not None:
+                    break  # a later message of the same PR (a correction): not this reply
+                first = str(message["ts"])
+            elif first is not None and isinstance(part, int):
+                found.add(part)
+        if first is None:
+            return None
+        index, entry = next(
+            (i, e) for i, e in enumerate(digest.entries, start=1) if e.pr.number == pr_number
+        )
+        messages = render.reply_messages(digest, entry, index)
+        for part, message in enumerate(messages[1:], start=2):
+            if part not in found:
+                await self.post(channel, message, thread_ts=thread_id)
+        return Posted(first, thread_id)
 
     async def find_message(self, channel: str, ts: str) -> dict[str, Any] | None:
         """One top-level message by its ts, metadata included (None if not visible to us)."""
