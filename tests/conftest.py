@@ -77,7 +77,9 @@ def make_pr(number: int, merged: str, *, files: int = 2, title: str | None = Non
         files=kw.pop(
             "file_list",
             [
-                FakeFile(f"vllm/module_{number}_{i}.py", patch=f"@@ -1,2 +1,3 @@\n x = 1\n+y_{i} = 2\n")
+                FakeFile(
+                    f"vllm/module_{number}_{i}.py", patch=f"@@ -1,2 +1,3 @@\n x = 1\n+y_{i} = 2\n"
+                )
                 for i in range(files)
             ],
         ),

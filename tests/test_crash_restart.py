@@ -377,7 +377,9 @@ async def test_the_slack_bot_answers_a_full_disk_in_one_line_and_keeps_serving(e
     github.add_prs(REPO, [make_pr(n, f"2026-02-23 1{n}:00:00") for n in range(1, 4)])
     with FakeSlack() as slack:
         # Both attempts start LLM work for a day never listed: no per-minute limit here.
-        bot = BotUnderTest(dataclasses.replace(env, user_llm_per_minute=0, channel_llm_per_minute=0), slack)
+        bot = BotUnderTest(
+            dataclasses.replace(env, user_llm_per_minute=0, channel_llm_per_minute=0), slack
+        )
         try:
             pages = bot.store.db.execute("PRAGMA page_count").fetchone()[0]
             bot.store.db.execute(f"PRAGMA max_page_count = {pages}")  # not one page more

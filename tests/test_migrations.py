@@ -13,7 +13,15 @@ from bot.store import Store
 def test_a_blank_database_gets_every_table(tmp_path):
     store = Store(tmp_path / "new.db")
     tables = set(store.db.table_names())
-    assert {"pull_requests", "pr_files", "digests", "summaries", "llm_calls", "posts", "flags"} <= tables
+    assert {
+        "pull_requests",
+        "pr_files",
+        "digests",
+        "summaries",
+        "llm_calls",
+        "posts",
+        "flags",
+    } <= tables
     assert store.db.journal_mode == "wal"
 
 

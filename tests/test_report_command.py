@@ -31,9 +31,22 @@ def test_report_round_trip_matches_the_real_report_field_by_field(env, github, e
         REPO,
         [
             make_pr(90001, "2026-01-01 12:00:00"),
-            FakePR(90002, "previous day", merged_by="m", merged_at=pacific(f"{day} 00:00:00") - _second()),
-            FakePR(90003, "next day", merged_by="m", merged_at=pacific(f"{day} 23:59:59") + _second()),
-            FakePR(90004, "other branch", merged_by="m", merged_at=pacific(f"{day} 12:00:00"), base_ref="release"),
+            FakePR(
+                90002,
+                "previous day",
+                merged_by="m",
+                merged_at=pacific(f"{day} 00:00:00") - _second(),
+            ),
+            FakePR(
+                90003, "next day", merged_by="m", merged_at=pacific(f"{day} 23:59:59") + _second()
+            ),
+            FakePR(
+                90004,
+                "other branch",
+                merged_by="m",
+                merged_at=pacific(f"{day} 12:00:00"),
+                base_ref="release",
+            ),
             FakePR(90005, "still open", state="open"),
         ],
     )
@@ -47,7 +60,12 @@ def test_report_round_trip_matches_the_real_report_field_by_field(env, github, e
     for mine, theirs in zip(ours.entries, real.entries, strict=True):
         assert mine.base_information() == theirs.base_information()
         assert mine.type in ("TRIVIAL", "SUBSTANTIAL")
-        for heading in ("What changed and why", "Technical impact", "Potential risks", "Key insights"):
+        for heading in (
+            "What changed and why",
+            "Technical impact",
+            "Potential risks",
+            "Key insights",
+        ):
             assert f"**{heading}**  \n" in mine.summary
 
 
@@ -66,7 +84,9 @@ def test_layout_is_byte_for_byte_the_seeds_apart_from_summary_text(env, github):
             author="vadiklyutiy",
             merged_by="vllm-bot",
             merged_at=pacific("2026-02-23 19:42:24"),
-            files=[FakeFile("vllm/model_executor/models/qwen3_next.py", patch="@@ -1 +1 @@\n-a\n+b")],
+            files=[
+                FakeFile("vllm/model_executor/models/qwen3_next.py", patch="@@ -1 +1 @@\n-a\n+b")
+            ],
         ),
     )
     result = run("report", "--repo", REPO, "--date", "2026-02-23")
@@ -84,8 +104,11 @@ def test_layout_is_byte_for_byte_the_seeds_apart_from_summary_text(env, github):
         "- **Merged By:** [vllm-bot](https://github.com/vllm-bot)\n"
         "- **Merged time:** 2026-02-23 19:42:24\n"
     )
-    assert "- **[Changed Files](https://github.com/vllm-project/vllm/pull/35156/files) (1):**\n" \
-        "  - `vllm/model_executor/models/qwen3_next.py`\n\n### Summary\n\n**What changed and why**  \n" in entry
+    assert (
+        "- **[Changed Files](https://github.com/vllm-project/vllm/pull/35156/files) (1):**\n"
+        "  - `vllm/model_executor/models/qwen3_next.py`\n\n### Summary\n\n**What changed and why**  \n"
+        in entry
+    )
     assert result.stdout.endswith("\n\n---\n\n")
 
 
@@ -101,7 +124,11 @@ def test_renamed_files_are_listed_under_their_new_path(env, github):
         make_pr(
             1,
             "2026-02-23 10:00:00",
-            file_list=[FakeFile("new/place.py", status="renamed", previous_filename="old/place.py", patch="")],
+            file_list=[
+                FakeFile(
+                    "new/place.py", status="renamed", previous_filename="old/place.py", patch=""
+                )
+            ],
         ),
     )
     result = run("report", "--date", "2026-02-23")
