@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -10,8 +10,10 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.settings import Settings
+from tests.fakes.discord import FakeDiscord
 from tests.fakes.github import FakeFile, FakeGitHub, FakePR
 from tests.fakes.openai_api import FakeOpenAI
+from tests.fakes.slack import BotUnderTest, FakeSlack
 
 # Every variable prdigest reads: cleared so a developer's own settings never leak into a test.
 _OUR_VARIABLES = (
@@ -59,6 +61,48 @@ def env(github: FakeGitHub, llm: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setenv("PRDIGEST_GITHUB_RETRIES", "2")
     monkeypatch.setenv("PRDIGEST_GITHUB_BACKOFF", "0")
     monkeypatch.setenv("PRDIGEST_REPO", REPO)
+    return Settings.from_env(dotenv=False)
+
+
+@pytest.fixture
+def slack() -> Iterator[FakeSlack]:
+    """The Slack look-alike: Web API, response_url and Socket Mode."""
+    with FakeSlack() as srv:
+        yield srv
+
+
+@pytest.fixture
+async def bot(env: Settings, slack: FakeSlack) -> AsyncIterator[BotUnderTest]:
+    """A real SlackBot (real Bolt app, store and core) wired to the fakes."""
+    under_test = BotUnderTest(env, slack)
+    yield under_test
+    await under_test.aclose()
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeDiscord]:
+    """The Discord look-alike: REST API and gateway on one local port."""
+    with FakeDiscord() as srv:
+        yield srv
+
+
+@pytest.fixture(autouse=True)
+def restore_endpoints() -> Iterator[None]:
+    """discord.py's endpoints are class attributes: put back whatever a test pointed elsewhere."""
+    import discord
+
+    base, gateway = discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
+    yield
+    discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = base, gateway
+
+
+@pytest.fixture
+def settings(env: Settings, fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch) -> Settings:
+    """The user's environment with a Discord bot pointed at the look-alike."""
+    monkeypatch.setenv("DISCORD_BOT_TOKEN", fake.token)
+    monkeypatch.setenv("DISCORD_API_URL", fake.api_url)
+    monkeypatch.setenv("DISCORD_GATEWAY_URL", fake.gateway_url)
+    monkeypatch.setenv("PRDIGEST_DISCORD_GUILDS", fake.guild_id)
     return Settings.from_env(dotenv=False)
 
 

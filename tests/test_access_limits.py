@@ -9,17 +9,15 @@ in its allowed channels and only about its allowed repositories, whatever its to
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 
-import discord
 import pytest
 
 from bot.chat_commands import RateLimiter
 from bot.settings import Settings
 from bot.store import Store
 from tests.conftest import REPO, make_pr
-from tests.fakes.discord import FakeDiscord, running_bot
+from tests.fakes.discord import running_bot
 from tests.fakes.figures import figures
 from tests.fakes.slack import BotUnderTest, FakeSlack
 
@@ -27,12 +25,6 @@ DAY = "2026-02-23"
 CHANNEL = "C0DIGEST"
 USER_LIMIT_TEXT = "You have asked for a lot of new summaries in the last minute"
 CHANNEL_LIMIT_TEXT = "This channel has asked for a lot of new summaries in the last minute"
-
-
-@pytest.fixture
-def slack() -> Iterator[FakeSlack]:
-    with FakeSlack() as srv:
-        yield srv
 
 
 def settings_with(monkeypatch, **values: str) -> Settings:
@@ -252,19 +244,6 @@ async def test_only_allowed_channels_even_for_cached_answers(locked, slack, gith
     assert slack.posted("C0ELSEWHERE") == []
     assert second.text.startswith("Summarizing #2")
     assert llm.completions_count == 2
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeDiscord]:
-    with FakeDiscord() as srv:
-        yield srv
-
-
-@pytest.fixture(autouse=True)
-def restore_endpoints() -> Iterator[None]:
-    base, gateway = discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
-    yield
-    discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = base, gateway
 
 
 async def test_discord_honours_both_allow_lists_and_the_user_limit(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from urllib.parse import parse_qs, urlsplit
 
 import discord
@@ -16,12 +15,6 @@ from bot.store import Store
 from tests.fakes.discord import FakeDiscord, running_bot
 
 
-@pytest.fixture
-def fake() -> Iterator[FakeDiscord]:
-    with FakeDiscord() as srv:
-        yield srv
-
-
 def settings_for(fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch, **env: str) -> Settings:
     monkeypatch.setenv("DISCORD_BOT_TOKEN", fake.token)
     monkeypatch.setenv("DISCORD_API_URL", fake.api_url)
@@ -30,13 +23,6 @@ def settings_for(fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch, **env: str)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     return Settings.from_env(dotenv=False)
-
-
-@pytest.fixture(autouse=True)
-def restore_endpoints() -> Iterator[None]:
-    base, gateway = discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
-    yield
-    discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = base, gateway
 
 
 async def test_the_overrides_send_rest_and_gateway_to_the_configured_server(fake, monkeypatch):

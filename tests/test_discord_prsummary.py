@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import discord
 import pytest
 
 from bot.settings import Settings
@@ -14,28 +11,6 @@ from tests.fakes.discord import FakeDiscord, FakeInteraction, running_bot
 from tests.fakes.github import FakePR
 
 DAY = "2026-02-23"
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeDiscord]:
-    with FakeDiscord() as srv:
-        yield srv
-
-
-@pytest.fixture(autouse=True)
-def restore_endpoints() -> Iterator[None]:
-    base, gateway = discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
-    yield
-    discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = base, gateway
-
-
-@pytest.fixture
-def settings(env: Settings, fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch) -> Settings:
-    monkeypatch.setenv("DISCORD_BOT_TOKEN", fake.token)
-    monkeypatch.setenv("DISCORD_API_URL", fake.api_url)
-    monkeypatch.setenv("DISCORD_GATEWAY_URL", fake.gateway_url)
-    monkeypatch.setenv("PRDIGEST_DISCORD_GUILDS", fake.guild_id)
-    return Settings.from_env(dotenv=False)
 
 
 async def ask(fake: FakeDiscord, pr: str) -> FakeInteraction:

@@ -12,7 +12,6 @@ import threading
 import time
 from collections.abc import Iterator
 
-import discord
 import pytest
 
 from bot.settings import Settings
@@ -33,28 +32,6 @@ def answer(changed: bool = True, note: str = NOTE, what: str = NEW_TEXT) -> str:
         {"what_changed": what, "technical_impact": "Same speed.", "potential_risks": "None.",
          "key_insights": "Simpler.", "type": "TRIVIAL", "changed": changed, "change_note": note}
     )  # fmt: skip
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeDiscord]:
-    with FakeDiscord() as srv:
-        yield srv
-
-
-@pytest.fixture(autouse=True)
-def restore_endpoints() -> Iterator[None]:
-    base, gateway = discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
-    yield
-    discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = base, gateway
-
-
-@pytest.fixture
-def settings(env: Settings, fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch) -> Settings:
-    monkeypatch.setenv("DISCORD_BOT_TOKEN", fake.token)
-    monkeypatch.setenv("DISCORD_API_URL", fake.api_url)
-    monkeypatch.setenv("DISCORD_GATEWAY_URL", fake.gateway_url)
-    monkeypatch.setenv("PRDIGEST_DISCORD_GUILDS", fake.guild_id)
-    return Settings.from_env(dotenv=False)
 
 
 @pytest.fixture

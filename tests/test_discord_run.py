@@ -10,7 +10,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -31,12 +30,6 @@ def prdigest() -> list[str]:
 def needs(command: str) -> None:
     if command not in cli.commands:
         pytest.skip(f"`prdigest {command}` is not wired into the CLI yet")
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeDiscord]:
-    with FakeDiscord() as srv:
-        yield srv
 
 
 @pytest.fixture

@@ -14,7 +14,6 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-import discord
 import pytest
 
 import bot.chat_posting
@@ -162,19 +161,6 @@ async def test_slack_a_failure_between_the_parts_of_a_long_reply_loses_no_part(
 
 
 # -- Discord -------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeDiscord]:
-    with FakeDiscord() as srv:
-        yield srv
-
-
-@pytest.fixture(autouse=True)
-def restore_endpoints() -> Iterator[None]:
-    base, gateway = discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
-    yield
-    discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = base, gateway
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ import json
 import re
 import time
 from collections import Counter
-from collections.abc import Iterator
 
 import pytest
 from click.testing import CliRunner
@@ -21,7 +20,7 @@ from bot.settings import Settings
 from bot.store import Store
 from tests.conftest import REPO, make_pr
 from tests.fakes.figures import figures
-from tests.fakes.slack import BotUnderTest, FakeSlack
+from tests.fakes.slack import BotUnderTest
 
 DAY = "2026-02-23"
 CHANNEL = "C0DIGEST"
@@ -40,12 +39,6 @@ FAULTS = [
     ("content", "Sure! Here is the summary you asked for: it is great."),
     ("content", MISSING_SECTION),
 ]
-
-
-@pytest.fixture
-def slack() -> Iterator[FakeSlack]:
-    with FakeSlack() as srv:
-        yield srv
 
 
 @pytest.fixture

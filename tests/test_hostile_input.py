@@ -14,10 +14,8 @@ from __future__ import annotations
 import html
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
-import discord
 import pytest
 from click.testing import CliRunner
 
@@ -30,7 +28,7 @@ from tests.fakes.discord import FakeDiscord, running_bot
 from tests.fakes.figures import figures
 from tests.fakes.github import FakeFile
 from tests.fakes.openai_api import default_responder, request_text
-from tests.fakes.slack import BotUnderTest, FakeSlack
+from tests.fakes.slack import BotUnderTest
 
 DAY = "2026-02-23"
 CHANNEL = "C0DIGEST"
@@ -128,12 +126,6 @@ def check_answer(text: str) -> None:
         assert raw not in text
 
 
-@pytest.fixture
-def slack() -> Iterator[FakeSlack]:
-    with FakeSlack() as srv:
-        yield srv
-
-
 async def test_50_malformed_slack_commands_get_50_short_answers_and_store_nothing(
     locked, slack, github, llm, hostile_repos
 ):
@@ -165,19 +157,6 @@ async def test_50_malformed_slack_commands_get_50_short_answers_and_store_nothin
         llm_calls=llm.completions_count,
         github_calls=len(github.requests),
     )
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeDiscord]:
-    with FakeDiscord() as srv:
-        yield srv
-
-
-@pytest.fixture(autouse=True)
-def restore_endpoints() -> Iterator[None]:
-    base, gateway = discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
-    yield
-    discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = base, gateway
 
 
 def discord_settings(monkeypatch, fake: FakeDiscord) -> Settings:

@@ -16,7 +16,6 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
-import discord
 import pytest
 from click.testing import CliRunner
 
@@ -198,13 +197,6 @@ async def test_the_slack_bot_leaks_nothing_in_posts_answers_or_logs(
 def fake() -> Iterator[FakeDiscord]:
     with FakeDiscord(token=SECRETS["DISCORD_BOT_TOKEN"]) as srv:
         yield srv
-
-
-@pytest.fixture(autouse=True)
-def restore_endpoints() -> Iterator[None]:
-    base, gateway = discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
-    yield
-    discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = base, gateway
 
 
 async def test_the_discord_bot_leaks_nothing_in_posts_answers_or_logs(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
@@ -10,22 +9,9 @@ import pytest
 from bot.models import PostRecord
 from tests.conftest import REPO, make_pr
 from tests.fakes.github import FakePR
-from tests.fakes.slack import BotUnderTest, FakeSlack
+from tests.fakes.slack import BotUnderTest
 
 CHANNEL = "C0DIGEST"
-
-
-@pytest.fixture
-def slack() -> Iterator[FakeSlack]:
-    with FakeSlack() as srv:
-        yield srv
-
-
-@pytest.fixture
-async def bot(env, slack):
-    under_test = BotUnderTest(env, slack)
-    yield under_test
-    await under_test.aclose()
 
 
 @pytest.fixture

@@ -24,13 +24,6 @@ def slack() -> Iterator[FakeSlack]:
         yield srv
 
 
-@pytest.fixture
-async def bot(env, slack):
-    under_test = BotUnderTest(env, slack)
-    yield under_test
-    await under_test.aclose()
-
-
 def add_day(github, count: int) -> list[int]:
     """`count` PRs merged on DAY; returns their numbers newest merge first."""
     prs = []

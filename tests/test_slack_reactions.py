@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
@@ -13,19 +12,6 @@ from tests.fakes.slack import BotUnderTest, FakeSlack, Message
 DAY = "2026-02-23"
 CHANNEL = "C0DIGEST"
 THANKS = "Flagged as inaccurate by <@{}> — thanks."
-
-
-@pytest.fixture
-def slack() -> Iterator[FakeSlack]:
-    with FakeSlack() as srv:
-        yield srv
-
-
-@pytest.fixture
-async def bot(env, slack):
-    under_test = BotUnderTest(env, slack)
-    yield under_test
-    await under_test.aclose()
 
 
 @pytest.fixture

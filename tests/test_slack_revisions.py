@@ -12,14 +12,14 @@ import json
 import statistics
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 
 from adapters.slack.render import REVISED_NOTICE_ID
 from tests.conftest import REPO, make_pr
 from tests.fakes.openai_api import FakeOpenAI
-from tests.fakes.slack import BotUnderTest, FakeSlack, Message
+from tests.fakes.slack import FakeSlack, Message
 
 DAY = "2026-02-23"
 CHANNEL = "C0DIGEST"
@@ -36,19 +36,6 @@ def answer(
         {"what_changed": what, "technical_impact": "Same speed.", "potential_risks": "None.",
          "key_insights": "Simpler.", "type": "TRIVIAL", "changed": changed, "change_note": note}
     )  # fmt: skip
-
-
-@pytest.fixture
-def slack() -> Iterator[FakeSlack]:
-    with FakeSlack() as srv:
-        yield srv
-
-
-@pytest.fixture
-async def bot(env, slack):
-    under_test = BotUnderTest(env, slack)
-    yield under_test
-    await under_test.aclose()
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import json
 import socket
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import replace
 
 import aiohttp
@@ -24,12 +24,6 @@ from tests.fakes.slack import FakeSlack
 
 DAY = "2026-02-23"
 CHANNEL = "C0DIGEST"
-
-
-@pytest.fixture
-def slack() -> Iterator[FakeSlack]:
-    with FakeSlack() as srv:
-        yield srv
 
 
 @pytest.fixture
