@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
+from datetime import tzinfo
 from typing import Protocol
 
 from bot.models import Digest, DigestEntry, PostRecord
@@ -212,6 +213,13 @@ def is_transient(exc: BaseException) -> bool:
         response = getattr(exc, "response", None)
         status = getattr(response, "status_code", None)
     return isinstance(status, int) and status in TRANSIENT_STATUSES
+
+
+def post_zone(post: PostRecord | None, default_tz: str) -> tzinfo:
+    """The zone a posted message showed its times in: its digest's, else the default one."""
+    from bot.day_window import zone
+
+    return zone(post.tz_name if post and post.tz_name else default_tz)
 
 
 async def resume_unfinished(service, poster: DigestPoster, *, days: int = 3) -> int:

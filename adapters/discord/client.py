@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Coroutine
-from datetime import datetime, timedelta, tzinfo
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -20,7 +20,7 @@ from discord import app_commands
 from adapters.discord import render
 from adapters.discord.transport import NO_MENTIONS, DiscordTransport
 from bot.chat_commands import ChatCommands, PRRequest, SubscriptionCommand, error_text
-from bot.chat_posting import DigestPoster, PostOutcome
+from bot.chat_posting import DigestPoster, PostOutcome, post_zone
 from bot.day_window import zone
 from bot.digest import DigestService
 from bot.errors import ConfigurationError, PRDigestError
@@ -523,7 +523,7 @@ class DiscordBot(discord.Client):
             pr = await self.service.pull_request(new.repo, new.number)
         messages = render.revision_messages(
             DigestEntry(pr, new),
-            self._zone(flag.channel, new.repo, day),
+            post_zone(post, self.settings.timezone),
             user_id=flag.user,
             note=outcome.note,
         )
@@ -537,6 +537,7 @@ class DiscordBot(discord.Client):
                 message_id="",
                 thread_id=post.thread_id if post else None,
                 summary_id=new.id,
+                tz_name=post.tz_name if post else None,
             ),
             kind="revision",
         )
@@ -556,20 +557,6 @@ class DiscordBot(discord.Client):
         except discord.HTTPException as exc:  # the correction is out; only the pointer is not
             log.warning("could not mark %s in %s as revised: %s", flag.message_id, target, exc)
 
-    def _zone(self, channel: str, repo: str, day: str) -> tzinfo:
-        """The zone the flagged message showed times in: its subscription's for a digest
-        posted on a schedule, else the default (as /digest and /prsummary use)."""
-        subscriptions = getattr(self.scheduler, "subscriptions", None)
-        if day and subscriptions is not None:
-            try:
-                for sub in subscriptions.all():
-                    if (sub.platform, sub.channel, sub.repo.lower()) == (
-                        PLATFORM, channel, repo.lower()
-                    ):  # fmt: skip
-                        return zone(sub.tz_name)
-            except Exception:  # noqa: BLE001 - a bad config file must not lose the correction
-                log.debug("cannot read the subscriptions", exc_info=True)
-        return zone(self.settings.timezone)
 
     # -- answering -----------------------------------------------------------------------
 

@@ -30,7 +30,7 @@ from bot.chat_commands import (
     SubscriptionCommand,
     error_text,
 )
-from bot.chat_posting import DigestPoster, Posted
+from bot.chat_posting import DigestPoster, Posted, post_zone
 from bot.day_window import zone
 from bot.digest import DigestService
 from bot.errors import ConfigurationError, PRDigestError
@@ -410,12 +410,15 @@ class SlackBot:
         pr = self.store.get_pr(new.repo, new.number)
         if pr is None:
             pr = await self.service.pull_request(new.repo, new.number)
-        tz = self._digest_zone(flag.channel, new.repo, day)
+        tz = post_zone(post, self.settings.timezone)
         messages = render.revision_messages(
             DigestEntry(pr, new), tz, user_id=flag.user, note=outcome.note, day=day
         )
         record = self.store.begin_post(
-            PostRecord(PLATFORM, flag.channel, new.repo, day, new.number, "", thread, new.id),
+            PostRecord(
+                PLATFORM, flag.channel, new.repo, day, new.number, "", thread, new.id,
+                tz_name=post.tz_name if post else None,
+            ),  # fmt: skip
             kind="revision",
         )
         try:
@@ -473,20 +476,6 @@ class SlackBot:
                 return flag.user
         return None
 
-    def _digest_zone(self, channel: str, repo: str, day: str) -> tzinfo:
-        """The zone the flagged message showed times in: its subscription's for a digest
-        posted on a schedule, else the default (as /digest and /prsummary use)."""
-        subscriptions = getattr(self.scheduler, "subscriptions", None)
-        if day and subscriptions is not None:
-            try:
-                for sub in subscriptions.all():
-                    if (sub.platform, sub.channel, sub.repo.lower()) == (
-                        PLATFORM, channel, repo.lower()
-                    ):  # fmt: skip
-                        return zone(sub.tz_name)
-            except Exception:  # noqa: BLE001 - a bad config file must not lose the correction
-                log.debug("cannot read the subscriptions", exc_info=True)
-        return zone(self.settings.timezone)
 
     async def _adopt_answer(self, channel: str, ts: str) -> bool:
         """Record a /prsummary answer sent through response_url, whose ts we never saw.
