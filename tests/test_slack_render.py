@@ -268,3 +268,11 @@ def test_empty_day_is_one_short_message():
     )
     assert len(message.blocks) == 1
     assert message.metadata["event_payload"]["kind"] == "empty"
+
+
+def test_the_parent_shows_the_repos_flags_of_the_last_day_when_there_are_any():
+    entries = tuple(make_entry(n) for n in range(3, 0, -1))
+    quiet = all_text(render.parent_message(Digest("o/r", "r", WINDOW, entries)).blocks)
+    flagged = render.parent_message(Digest("o/r", "r", WINDOW, entries, recent_flags=2))
+    assert "flagged as inaccurate" not in quiet
+    assert "2 summaries flagged as inaccurate on o/r in the last day" in all_text(flagged.blocks)

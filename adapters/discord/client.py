@@ -557,7 +557,6 @@ class DiscordBot(discord.Client):
         except discord.HTTPException as exc:  # the correction is out; only the pointer is not
             log.warning("could not mark %s in %s as revised: %s", flag.message_id, target, exc)
 
-
     # -- answering -----------------------------------------------------------------------
 
     def _learn_guild(self, interaction: discord.Interaction) -> None:

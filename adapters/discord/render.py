@@ -141,6 +141,9 @@ def parent_message(digest: Digest, flag_emoji: str | None = None) -> Message:
         f"{digest.usage.total_tokens:,} tokens",
         "One message per PR in the thread, newest merge first.",
     ]
+    if digest.recent_flags:
+        count = digest.recent_flags
+        lines.insert(2, f"{count} summar{'y' if count == 1 else 'ies'} flagged in the last day")
     if flag_emoji:
         lines[-1] += f" React with {flag_emoji} on a summary that is wrong."
     return Message(content=clip("\n".join(lines), MAX_CONTENT))

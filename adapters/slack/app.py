@@ -416,7 +416,14 @@ class SlackBot:
         )
         record = self.store.begin_post(
             PostRecord(
-                PLATFORM, flag.channel, new.repo, day, new.number, "", thread, new.id,
+                PLATFORM,
+                flag.channel,
+                new.repo,
+                day,
+                new.number,
+                "",
+                thread,
+                new.id,
                 tz_name=post.tz_name if post else None,
             ),  # fmt: skip
             kind="revision",
@@ -475,7 +482,6 @@ class SlackBot:
             if previous is not None and previous.revision == summary.revision - 1:
                 return flag.user
         return None
-
 
     async def _adopt_answer(self, channel: str, ts: str) -> bool:
         """Record a /prsummary answer sent through response_url, whose ts we never saw.

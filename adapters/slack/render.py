@@ -363,6 +363,8 @@ def parent_message(digest: Digest, *, flag_emoji: str = "x") -> SlackMessage:
         f"*{link(_repo_url(digest), digest.repo)}* · {day} ({escape(window.tz_name)})",
         " · ".join(counts),
     ]
+    if digest.recent_flags:
+        lines.append(f"{flags_line(digest.recent_flags)} on {escape(digest.repo)} in the last day")
     top = top_entries(digest)
     titles = [
         f"• {link(e.pr.url, f'#{e.pr.number}')} {escape(one_line(e.pr.title, 150))}" for e in top
@@ -384,6 +386,10 @@ def parent_message(digest: Digest, *, flag_emoji: str = "x") -> SlackMessage:
         f"{substantial} substantial, {trivial} trivial"
     )
     return SlackMessage(escape(fallback), blocks, _digest_metadata(digest, "parent"))
+
+
+def flags_line(count: int) -> str:
+    return f"{count} summar{'y' if count == 1 else 'ies'} flagged as inaccurate"
 
 
 def empty_message(digest: Digest) -> SlackMessage:
