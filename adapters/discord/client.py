@@ -24,6 +24,7 @@ from bot.chat_posting import DigestPoster, PostOutcome, post_zone
 from bot.day_window import zone
 from bot.digest import DigestService
 from bot.errors import ConfigurationError, PRDigestError
+from bot.flag_loop import FlagLoop
 from bot.flags import EMOJI_NAMES, FlagService
 from bot.models import Digest, DigestEntry, Flag, PostRecord
 from bot.revisions import RevisionOutcome, RevisionService
@@ -151,12 +152,12 @@ class DiscordBot(discord.Client):
         self.flags = flags or FlagService(store, settings.flag_emoji)
         # One per bot: its per-summary locks are what make concurrent flags one re-check.
         self.revisions = RevisionService(store, service, settings)
+        self.flag_loop = FlagLoop(self.flags, self.revisions, self.spawn)
         self.shutdown_grace = SHUTDOWN_GRACE
         self._background: set[asyncio.Task[None]] = set()
         self._shutting_down = False
         # (channel, summary id) -> set once that summary's "thanks" is out: a re-check runs
         # alongside the thanks but never answers before it.
-        self._thanking: dict[tuple[str, int], asyncio.Event] = {}
         self.transport = DiscordTransport(self, flag_hint=flag_display(settings))
         self.poster = DigestPoster(store, self.transport)
         self.tree = app_commands.CommandTree(self)
@@ -421,34 +422,9 @@ class DiscordBot(discord.Client):
         if payload.guild_id:  # for jump links to messages in this channel (or thread)
             self.transport.guilds.setdefault(str(payload.channel_id), payload.guild_id)
         channel = await self._record_channel(payload.channel_id, payload.message_id)
-        outcome = self.flags.added(
-            PLATFORM, channel, str(payload.message_id), str(payload.user_id), emoji
+        await self.flag_loop.added(
+            self, PLATFORM, channel, str(payload.message_id), str(payload.user_id), emoji
         )
-        if outcome is None:
-            return
-        key = (outcome.flag.channel, outcome.flag.summary_id)
-        thanked = None
-        if outcome.acknowledge:
-            thanked = self._thanking[key] = asyncio.Event()
-        if outcome.new:
-            # Started now, so the model call overlaps the thanks; the core's limits decide
-            # whether it calls the model at all (one re-check per summary version an hour).
-            self.spawn(self._recheck(outcome.flag), f"re-check of summary {key[1]}")
-        if thanked is None:
-            return
-        try:
-            await self.transport.send(
-                str(payload.channel_id),
-                render.Message(
-                    content=render.flag_thanks(outcome.flag.number, str(payload.user_id))
-                ),
-            )
-        except discord.HTTPException as exc:  # the flag is recorded; the thanks is a courtesy
-            log.warning("could not acknowledge a flag: %s", exc)
-        finally:
-            thanked.set()
-            if self._thanking.get(key) is thanked:
-                del self._thanking[key]
 
     async def on_raw_reaction_remove(self, payload: discord.RawReactionActionEvent) -> None:
         emoji = _emoji_name(payload.emoji)
@@ -478,32 +454,21 @@ class DiscordBot(discord.Client):
 
     # -- re-checks after a flag ---------------------------------------------------------
 
-    async def _recheck(self, flag: Flag) -> None:
-        """Re-check the flagged summary (the core applies the limits), then say what came of
-        it in the flagged message's thread: a correction, a short "nothing to correct", or
-        (limited, withdrawn, failed) nothing at all."""
-        outcome = await self.revisions.on_flag(flag)
-        thanks = self._thanking.get((flag.channel, flag.summary_id))
-        if thanks is not None:
-            await thanks.wait()
-        try:
-            if outcome.status == "revised" and outcome.new is not None:
-                await self._post_revision(outcome)
-            elif outcome.status == "unchanged":
-                _, target = self._flagged_post(flag)
-                text = render.recheck_text(flag.user, outcome.note)
-                await self.transport.send(target, render.Message(content=text))
-            else:
-                log.info(
-                    "flag by %s on %s#%s (summary %s): %s, nothing posted (%s)",
-                    flag.user, flag.repo, flag.number, flag.summary_id, outcome.status,
-                    outcome.note,
-                )  # fmt: skip
-        except discord.HTTPException as exc:
-            log.warning(
-                "could not post the re-check of %s#%s (%s): %s",
-                flag.repo, flag.number, outcome.status, exc,
-            )  # fmt: skip
+    # The three answers to a flag (bot.flag_loop.FlagAnswers); the loop orders them.
+
+    async def thank(self, flag: Flag) -> None:
+        _, target = self._flagged_post(flag)
+        await self.transport.send(
+            target, render.Message(content=render.flag_thanks(flag.number, flag.user))
+        )
+
+    async def post_correction(self, outcome: RevisionOutcome) -> None:
+        await self._post_revision(outcome)
+
+    async def post_no_change(self, outcome: RevisionOutcome) -> None:
+        _, target = self._flagged_post(outcome.flag)
+        text = render.recheck_text(outcome.flag.user, outcome.note)
+        await self.transport.send(target, render.Message(content=text))
 
     def _flagged_post(self, flag: Flag) -> tuple[PostRecord | None, str]:
         """The flagged message's record, and where it is (and its correction goes): the

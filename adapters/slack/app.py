@@ -34,6 +34,7 @@ from bot.chat_posting import DigestPoster, Posted, post_zone
 from bot.day_window import zone
 from bot.digest import DigestService
 from bot.errors import ConfigurationError, PRDigestError
+from bot.flag_loop import FlagLoop
 from bot.flags import FlagService
 from bot.models import DigestEntry, Flag, PostRecord, PRSummary
 from bot.revisions import RevisionOutcome, RevisionService
@@ -107,6 +108,7 @@ class SlackBot:
         self.commands = ChatCommands(service, settings)
         self.flags = FlagService(store, settings.flag_emoji)
         self.revisions = RevisionService(store, service, settings)
+        self.flag_loop = FlagLoop(self.flags, self.revisions, self.spawn)
         self.app = AsyncApp(
             client=self.client,
             # Socket Mode requests are not signed; HTTP ones are verified against this.
@@ -122,7 +124,6 @@ class SlackBot:
         self._adopt_lock = asyncio.Lock()
         # (channel, summary id) -> set once the "thanks" for that summary is out: a re-check
         # runs alongside it but never answers before it.
-        self._thanking: dict[tuple[str, int], asyncio.Event] = {}
         self.app.command("/digest")(self.on_digest)
         self.app.command("/prsummary")(self.on_prsummary)
         self.app.event("reaction_added")(self.on_reaction_added)
@@ -356,50 +357,31 @@ class SlackBot:
             self.flags.removed(PLATFORM, *reaction)
 
     async def _flag(self, channel: str, ts: str, user: str, emoji: str) -> None:
-        outcome = self.flags.added(PLATFORM, channel, ts, user, emoji)
-        if outcome is None and await self._adopt_answer(channel, ts):
-            outcome = self.flags.added(PLATFORM, channel, ts, user, emoji)
-        if outcome is None:
-            return
-        key = (channel, outcome.flag.summary_id)
-        thanked = None
-        if outcome.acknowledge:
-            thanked = self._thanking[key] = asyncio.Event()
-        if outcome.new:
-            # Its own tracked task (drain() and shutdown wait for it), started at once so the
-            # LLM call overlaps the thanks; Bolt's ack went out before any of this ran.
-            self.spawn(self._recheck(outcome.flag), f"re-check of summary {key[1]}")
-        if thanked is None:
-            return
-        try:
-            _, thread = self._flagged_post(outcome.flag)
-            await self.transport.post_text(channel, render.flag_ack_text(user), thread_ts=thread)
-        finally:
-            thanked.set()
-            self._thanking.pop(key, None)
+        if self.store.post_by_message(PLATFORM, channel, ts) is None:
+            await self._adopt_answer(channel, ts)  # a /prsummary answer sent via response_url
+        await self.flag_loop.added(self, PLATFORM, channel, ts, user, emoji)
 
     def _flagged_post(self, flag: Flag) -> tuple[PostRecord | None, str]:
         """The flagged message's record and the thread to answer in (its own, if none)."""
         post = self.store.post_by_message(PLATFORM, flag.channel, flag.message_id)
         return post, (post.thread_id if post else None) or flag.message_id
 
-    async def _recheck(self, flag: Flag) -> None:
-        """Re-check the flagged summary (the core applies the limits), then say what came of it."""
-        outcome = await self.revisions.on_flag(flag)
-        thanks = self._thanking.get((flag.channel, flag.summary_id))
-        if thanks is not None:
-            await thanks.wait()
-        if outcome.status == "revised" and outcome.new is not None:
-            await self._post_revision(outcome, outcome.new)
-        elif outcome.status == "unchanged":
-            _, thread = self._flagged_post(flag)
-            text = render.recheck_text(flag.user, outcome.note)
-            await self.transport.post_text(flag.channel, text, thread_ts=thread)
-        else:
-            log.info(
-                "flag by %s on %s#%s (summary %s): %s, nothing posted (%s)",
-                flag.user, flag.repo, flag.number, flag.summary_id, outcome.status, outcome.note,
-            )  # fmt: skip
+    # The three answers to a flag (bot.flag_loop.FlagAnswers); the loop orders them.
+
+    async def thank(self, flag: Flag) -> None:
+        _, thread = self._flagged_post(flag)
+        await self.transport.post_text(
+            flag.channel, render.flag_ack_text(flag.user), thread_ts=thread
+        )
+
+    async def post_correction(self, outcome: RevisionOutcome) -> None:
+        assert outcome.new is not None
+        await self._post_revision(outcome, outcome.new)
+
+    async def post_no_change(self, outcome: RevisionOutcome) -> None:
+        _, thread = self._flagged_post(outcome.flag)
+        text = render.recheck_text(outcome.flag.user, outcome.note)
+        await self.transport.post_text(outcome.flag.channel, text, thread_ts=thread)
 
     async def _post_revision(self, outcome: RevisionOutcome, new: PRSummary) -> None:
         """The corrected summary in the thread (recorded, so it can be flagged in turn), then

@@ -1,0 +1,85 @@
+"""What happens after a flag reaction, on any platform: thanks once, re-check, answer.
+
+The adapters say how to thank, how to post a correction and how to say "nothing to correct";
+the order and the bookkeeping live here once: the re-check starts at once (so the LLM call
+overlaps the thanks), and its answer is never posted before the thanks for that summary.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Coroutine
+from typing import Any, Protocol
+
+from bot.flags import FlagOutcome, FlagService
+from bot.models import Flag
+from bot.revisions import RevisionOutcome, RevisionService
+
+log = logging.getLogger(__name__)
+
+Spawn = Callable[[Coroutine[Any, Any, None], str], None]
+
+
+class FlagAnswers(Protocol):
+    """The platform's three ways to answer a flag."""
+
+    async def thank(self, flag: Flag) -> None: ...
+
+    async def post_correction(self, outcome: RevisionOutcome) -> None: ...
+
+    async def post_no_change(self, outcome: RevisionOutcome) -> None: ...
+
+
+class FlagLoop:
+    def __init__(self, flags: FlagService, revisions: RevisionService, spawn: Spawn):
+        self.flags = flags
+        self.revisions = revisions
+        self.spawn = spawn  # the adapter's tracked tasks, so shutdown drains re-checks too
+        self._thanking: dict[tuple[str, int], asyncio.Event] = {}
+
+    async def added(
+        self, answers: FlagAnswers, platform: str, channel: str, message_id: str, user: str,
+        emoji: str,
+    ) -> FlagOutcome | None:  # fmt: skip
+        """Record a flag reaction and set its consequences going; None if it is not a flag."""
+        outcome = self.flags.added(platform, channel, message_id, user, emoji)
+        if outcome is None:
+            return None
+        key = (outcome.flag.channel, outcome.flag.summary_id)
+        thanked = self._thanking[key] = asyncio.Event() if outcome.acknowledge else None
+        if outcome.new:
+            self.spawn(self._recheck(answers, outcome.flag), f"re-check of summary {key[1]}")
+        if thanked is None:
+            return outcome
+        try:
+            await answers.thank(outcome.flag)
+        except Exception:  # noqa: BLE001 - the flag is recorded; the thanks is a courtesy
+            log.warning("could not thank for a flag on summary %s", key[1], exc_info=True)
+        finally:
+            thanked.set()
+            if self._thanking.get(key) is thanked:
+                del self._thanking[key]
+        return outcome
+
+    async def _recheck(self, answers: FlagAnswers, flag: Flag) -> None:
+        outcome = await self.revisions.on_flag(flag)  # the core applies the limits
+        thanks = self._thanking.get((flag.channel, flag.summary_id))
+        if thanks is not None:
+            await thanks.wait()
+        try:
+            if outcome.status == "revised" and outcome.new is not None:
+                await answers.post_correction(outcome)
+            elif outcome.status == "unchanged":
+                await answers.post_no_change(outcome)
+            else:
+                log.info(
+                    "flag by %s on %s#%s (summary %s): %s, nothing posted (%s)",
+                    flag.user, flag.repo, flag.number, flag.summary_id, outcome.status,
+                    outcome.note,
+                )  # fmt: skip
+        except Exception:  # noqa: BLE001 - the new version is stored; posting it is best effort
+            log.warning(
+                "could not post the re-check of %s#%s (%s)", flag.repo, flag.number,
+                outcome.status, exc_info=True,
+            )  # fmt: skip
