@@ -10,12 +10,13 @@ import openai
 from openai import AsyncOpenAI
 
 from bot.logs import mask
-from bot.models import PRSummary, PullRequest, Usage
+from bot.models import ChangeType, PRSummary, PullRequest, SummarySections, Usage
 from summarizer.base import CallLog, LLMCall, Revision, SummarizeError, SummaryResult
-from summarizer.claims import check_claims
+from summarizer.claims import ClaimCheck, check_claims
 from summarizer.prompt import (
     PROMPT_VERSION,
     REVISION_INSTRUCTIONS,
+    BuiltPrompt,
     PromptBudget,
     build_prompt,
     scrub_sections,
@@ -104,15 +105,7 @@ class OpenAISummarizer:
             recheck = check_claims(retried, pr)
             if len(recheck.ungrounded) <= len(check.ungrounded):
                 change_type, sections, check = retried_type, retried, recheck
-        return SummaryResult(
-            change_type=change_type,
-            sections=sections,
-            files_covered=prompt.files_covered,
-            files_total=prompt.files_total,
-            usage=usage,
-            grounded_fraction=check.grounded_fraction,
-            unverified=check.ungrounded,
-        )
+        return _result(prompt, change_type, sections, usage, check)
 
     async def _complete(
         self,
@@ -204,15 +197,7 @@ class OpenAISummarizer:
             raise SummarizeError(f"the revision answer was invalid ({exc})") from None
         sections = scrub_sections(sections, pr)  # as DigestService does for first summaries
         check = check_claims(sections, pr)
-        result = SummaryResult(
-            change_type=change_type,
-            sections=sections,
-            files_covered=prompt.files_covered,
-            files_total=prompt.files_total,
-            usage=usage,
-            grounded_fraction=check.grounded_fraction,
-            unverified=check.ungrounded,
-        )
+        result = _result(prompt, change_type, sections, usage, check)
         same = sections == current.sections and change_type == current.change_type
         return Revision(result, changed and not same, note)
 
@@ -220,6 +205,22 @@ class OpenAISummarizer:
         await self.client.close()
         if self._on_close is not None:
             self._on_close()
+
+
+def _result(
+    prompt: BuiltPrompt, change_type: ChangeType, sections: SummarySections, usage: Usage,
+    check: ClaimCheck,
+) -> SummaryResult:  # fmt: skip
+    """A summary with what its prompt covered and how well its names are grounded."""
+    return SummaryResult(
+        change_type=change_type,
+        sections=sections,
+        files_covered=prompt.files_covered,
+        files_total=prompt.files_total,
+        usage=usage,
+        grounded_fraction=check.grounded_fraction,
+        unverified=check.ungrounded,
+    )
 
 
 def _refuses_format(exc: openai.BadRequestError) -> bool:
