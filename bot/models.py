@@ -6,7 +6,7 @@ dataclasses in `bot.github_source`, and the chat adapters only ever see these.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from enum import StrEnum
 
@@ -159,10 +159,18 @@ class DigestEntry:
     pr: PullRequest
     summary: PRSummary | None = None
     error: str | None = None
+    compact: bool = False  # a subscription's "compact" trivial style: the first section only
 
     @property
     def ok(self) -> bool:
         return self.summary is not None
+
+    def shown_sections(self) -> list[tuple[str, str]]:
+        """(heading, text) pairs to show: all four, or just what changed when compact."""
+        if self.summary is None:
+            return []
+        items = self.summary.sections.items()
+        return items[:1] if self.compact else items
 
 
 @dataclass(frozen=True)
@@ -172,6 +180,16 @@ class Digest:
     window: DayWindow
     entries: tuple[DigestEntry, ...]  # newest merge first
     recent_flags: int = 0  # flags on this repo's summaries in the 24 h before it was built
+
+    def styled(self, display_name: str | None = None, trivial_style: str = "full") -> Digest:
+        """This digest as one subscription shows it: its title, and trivial PRs in brief."""
+        entries = self.entries
+        if trivial_style == "compact":
+            entries = tuple(
+                replace(e, compact=bool(e.summary and e.summary.change_type == ChangeType.TRIVIAL))
+                for e in entries
+            )
+        return replace(self, display_name=display_name or self.display_name, entries=entries)
 
     @property
     def failed(self) -> list[DigestEntry]:

@@ -58,7 +58,7 @@ def render_entry(entry: DigestEntry, tz: tzinfo | None, *, index: int | None = N
     else:
         if entry.summary.revision > 1:
             lines += [f"*Revised after a flag (revision {entry.summary.revision}).*", ""]
-        for heading, text in entry.summary.sections.items():
+        for heading, text in entry.shown_sections():
             lines += [f"**{heading}**  ", text, ""]
         if entry.summary.unverified:
             names = ", ".join(f"`{name}`" for name in entry.summary.unverified)

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, TypeVar
 
@@ -424,7 +423,7 @@ class DigestScheduler:
             task.add_done_callback(lambda _: self._builds.pop(key, None))
         digest = await asyncio.shield(task)
         self._canonical[sub.repo.lower()] = digest.repo
-        return replace(digest, display_name=sub.display_name) if sub.display_name else digest
+        return digest.styled(sub.display_name, sub.trivial_style)
 
     async def _wait_until(self, instant: datetime) -> None:
         while (remaining := (instant - self.clock()).total_seconds()) > 0:
@@ -490,9 +489,7 @@ async def post_once(
                 "database; let it post, or stop it first."
             )
         digest = await service.digest(sub.repo, day_window(the_day, sub.tz_name))
-        if sub.display_name:
-            digest = replace(digest, display_name=sub.display_name)
-        outcome = await poster.post(channel, digest)
+        outcome = await poster.post(channel, digest.styled(sub.display_name, sub.trivial_style))
     finally:
         lease.release()
         lease.close()

@@ -193,7 +193,7 @@ def entry_messages(
 
     items = _base_fields(entry, tz)
     if summary is not None:
-        for heading, text in summary.sections.items():
+        for heading, text in entry.shown_sections():
             chunks = split_text(sanitize(text), MAX_FIELD_VALUE)
             for i, chunk in enumerate(chunks):
                 name = heading if i == 0 else heading + CONTINUED

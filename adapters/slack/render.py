@@ -247,7 +247,7 @@ def entry_blocks(
         return blocks
     if summary.revision > 1:
         blocks.append(context(f"_Revised after a flag (revision {summary.revision})._"))
-    for heading, text in summary.sections.items():
+    for heading, text in entry.shown_sections():
         blocks.extend(text_sections(heading, text))
     blocks.append(context(escape(summary.coverage_line)))
     return blocks
