@@ -10,11 +10,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Coroutine
+from datetime import timedelta
 from typing import Any, Protocol
 
 from bot.flags import FlagOutcome, FlagService
 from bot.models import Flag
 from bot.revisions import RevisionOutcome, RevisionService
+from bot.store import utcnow
 
 log = logging.getLogger(__name__)
 
@@ -83,3 +85,24 @@ class FlagLoop:
                 "could not post the re-check of %s#%s (%s)", flag.repo, flag.number,
                 outcome.status, exc_info=True,
             )  # fmt: skip
+
+    async def resume(self, answers: FlagAnswers, platform: str, days: int = 2) -> int:
+        """Post the corrections a stop cut off between saving a revision and posting it."""
+        store = self.flags.store
+        posted = 0
+        for flag_id, old_id, new_id in store.unposted_revisions(
+            platform, utcnow() - timedelta(days=days)
+        ):
+            flag, old, new = (
+                store.get_flag(flag_id), store.get_summary_by_id(old_id),
+                store.get_summary_by_id(new_id),
+            )  # fmt: skip
+            if flag is None or old is None or new is None:
+                continue
+            outcome = RevisionOutcome("revised", flag, old, new, new.change_note or "")
+            try:
+                await answers.post_correction(outcome)
+                posted += 1
+            except Exception:  # noqa: BLE001 - tried again at the next start
+                log.warning("could not post the correction of summary %s", old_id, exc_info=True)
+        return posted

@@ -83,7 +83,8 @@ async def run_bot(
         _started(on_started, platform)
         # Once connected, finish any digest a crash left half-posted (no duplicates: the
         # posts table knows what went out).
-        task = asyncio.ensure_future(_resume(service, posters[platform]))
+        bot = slack_bot if platform == "slack" else discord_bot
+        task = asyncio.ensure_future(_resume(service, posters[platform], bot, platform))
         background.add(task)
         task.add_done_callback(background.discard)
 
@@ -120,13 +121,15 @@ async def run_bot(
                 pass
 
 
-async def _resume(service, poster) -> None:
+async def _resume(service, poster, bot, platform: str) -> None:
+    """Finish what a stop cut off: half-posted digests, then unposted flag corrections."""
     from bot.chat_posting import resume_unfinished
 
     try:
         await resume_unfinished(service, poster)
+        await bot.flag_loop.resume(bot, platform)
     except Exception:  # noqa: BLE001 - the next /digest or scheduled run resumes it anyway
-        log.warning("could not resume unfinished digests", exc_info=True)
+        log.warning("could not resume unfinished work", exc_info=True)
 
 
 def _started(callback: Callable[[str], None] | None, platform: str) -> None:

@@ -518,6 +518,25 @@ class Store:
             attempt_id, {"outcome": outcome, "new_summary_id": new_summary_id}
         )
 
+    def unposted_revisions(self, platform: str, since: datetime) -> list[tuple[int, int, int]]:
+        """(flag id, old summary id, new summary id) of revisions whose correction was never
+        posted on `platform`: the process stopped between saving the new version and posting."""
+        rows = self.db.query(
+            "SELECT max(f.id) AS flag_id, a.summary_id, a.new_summary_id"
+            " FROM revision_attempts AS a JOIN flags AS f"
+            " ON f.summary_id = a.summary_id AND f.user = a.user AND f.platform = ?"
+            " WHERE a.outcome = 'revised' AND a.started_at >= ? AND NOT EXISTS ("
+            "  SELECT 1 FROM posts AS p WHERE p.platform = ? AND p.kind = 'revision'"
+            "  AND p.summary_id = a.new_summary_id AND p.message_id IS NOT NULL)"
+            " GROUP BY a.id ORDER BY a.id",
+            [platform, _iso(since), platform],
+        )
+        return [(r["flag_id"], r["summary_id"], r["new_summary_id"]) for r in rows]
+
+    def get_flag(self, flag_id: int) -> Flag | None:
+        rows = list(self.db["flags"].rows_where("id = ?", [flag_id], limit=1))
+        return self._flag(rows[0]) if rows else None
+
     def revisions_since(self, summary_id: int, since: datetime) -> int:
         """Re-checks begun since `since`: running or finished, but not failed or cancelled
         (an LLM error must not use up the hour's one re-check)."""

@@ -172,3 +172,32 @@ async def test_prdigest_flags_lists_and_exports_the_regression_set(posted, llm, 
     assert case["diff"]["url"].endswith("/pull/1/files")
     assert case["bad_summary"]["What changed and why"] == summary.sections.what_changed
     assert case["revised_summary"]["What changed and why"] == outcome.new.sections.what_changed
+
+
+async def test_a_correction_cut_off_by_a_stop_is_posted_at_the_next_start(posted, llm):
+    from bot.flag_loop import FlagLoop
+
+    settings, store, service, summary = posted
+    llm.script([("content", revised_answer())])
+    revisions = RevisionService(store, service, settings)
+    await revisions.on_flag(flag(store))  # revised and saved; the process "stops" before posting
+
+    class Answers:
+        def __init__(self):
+            self.corrections = []
+
+        async def post_correction(self, outcome):
+            self.corrections.append(outcome)
+            record = store.begin_post(
+                PostRecord("slack", "C1", REPO, "2026-02-23", 1, "", "T", outcome.new.id),
+                "revision",
+            )
+            store.complete_post(record.id, "M2", "T")
+
+    answers = Answers()
+    loop = FlagLoop(FlagService(store, ("x",)), revisions, spawn=lambda work, what: None)
+    assert await loop.resume(answers, "slack") == 1
+    (outcome,) = answers.corrections
+    assert outcome.flag.user == "U1" and outcome.old.id == summary.id
+    assert outcome.note == "Corrected the description of `block_n`."
+    assert await loop.resume(answers, "slack") == 0  # posted now: nothing left to resume
