@@ -80,7 +80,7 @@ class DigestService:
         total = len(numbers)
         done = 0
 
-        def tick(_: asyncio.Task) -> None:
+        def tick(_: asyncio.Task | None) -> None:
             nonlocal done
             done += 1
             if progress:
@@ -88,6 +88,7 @@ class DigestService:
 
         semaphore: asyncio.Semaphore | None = None
         tasks: list[asyncio.Task[DigestEntry]] = []
+        unfetched: list[DigestEntry] = []  # PRs GitHub would not give us: named, not summarized
         try:
             for number in sorted(numbers, reverse=True):
                 pr = self.store.get_pr(repo, number)
@@ -97,9 +98,8 @@ class DigestService:
                             info = await asyncio.to_thread(self.source.repository, repo)
                         pr = await asyncio.to_thread(self.source.fetch_pr, info, number)
                     except PRDigestError as exc:
-                        task = asyncio.ensure_future(_failed(_placeholder(repo, number), str(exc)))
-                        task.add_done_callback(tick)
-                        tasks.append(task)
+                        unfetched.append(DigestEntry(_placeholder(repo, number), error=str(exc)))
+                        tick(None)
                         continue
                     self.store.save_pr(pr)
                 if semaphore is None:
@@ -107,7 +107,7 @@ class DigestService:
                 task = asyncio.create_task(self._entry(pr, refresh=refresh, semaphore=semaphore))
                 task.add_done_callback(tick)
                 tasks.append(task)
-            entries = list(await asyncio.gather(*tasks))
+            entries = [*await asyncio.gather(*tasks), *unfetched]
         except BaseException:
             # An error that ends the digest (a full disk while storing a PR or a call, say):
             # stop the summaries already started, before the caller closes the LLM client
@@ -134,7 +134,7 @@ class DigestService:
             display_name=self.display_names(repo),
             window=window,
             entries=tuple(entries),
-            recent_flags=len(self.store.flags_since(utcnow() - timedelta(days=1), repo)),
+            recent_flags=self.store.flag_count_since(utcnow() - timedelta(days=1), repo),
         )
 
     async def _concurrency(self) -> int:
@@ -244,10 +244,6 @@ class DigestService:
             usage=call.usage,
             duration_ms=call.duration_ms,
         )
-
-
-async def _failed(pr: PullRequest, reason: str) -> DigestEntry:
-    return DigestEntry(pr, error=reason)
 
 
 def _placeholder(repo: str, number: int) -> PullRequest:

@@ -624,11 +624,8 @@ class Store:
             )
         ]
 
-    def flags_since(self, since: datetime, repo: str | None = None) -> list[Flag]:
-        where, args = "created_at >= ?", [_iso(since)]
-        if repo:
-            where, args = where + " AND repo = ?", [*args, repo]
-        return [self._flag(row) for row in self.db["flags"].rows_where(where, args, order_by="id")]
+    def flag_count_since(self, since: datetime, repo: str) -> int:
+        return self.db["flags"].count_where("created_at >= ? AND repo = ?", [_iso(since), repo])
 
     def _active_flag(self, platform: str, channel: str, message_id: str, user: str) -> Flag | None:
         rows = list(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
-from datetime import timedelta, tzinfo
+from datetime import tzinfo
 from typing import TYPE_CHECKING, Any
 
 from slack_bolt.app.async_app import AsyncApp
@@ -445,25 +445,10 @@ class SlackBot:
             return render.entry_messages(entry, tz, position=position, payload=payload)[0]
         if kind == "revision" and entry.summary is not None:
             return render.revision_messages(
-                entry, tz, user_id=self._revised_by(entry.summary),
+                entry, tz, user_id=self.store.revision_flagger(entry.summary.id),
                 note=entry.summary.change_note, day=post.day,
             )[0]  # fmt: skip
         return render.summary_messages(entry, tz)[0]
-
-    def _revised_by(self, summary: PRSummary) -> str | None:
-        """Who flagged the version `summary` replaced: the first flag on it in the hour before
-        `summary` was made (one re-check per version per hour, so none earlier led to it)."""
-        if summary.revision <= 1 or summary.created_at is None:
-            return None
-        for flag in self.store.flags_since(summary.created_at - timedelta(hours=1), summary.repo):
-            if flag.number != summary.number or flag.summary_id == summary.id:
-                continue
-            if flag.created_at and flag.created_at > summary.created_at:
-                continue
-            previous = self.store.get_summary_by_id(flag.summary_id)
-            if previous is not None and previous.revision == summary.revision - 1:
-                return flag.user
-        return None
 
     async def _adopt_answer(self, channel: str, ts: str) -> bool:
         """Record a /prsummary answer sent through response_url, whose ts we never saw.
