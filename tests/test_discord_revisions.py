@@ -17,7 +17,7 @@ import pytest
 from bot.settings import Settings
 from bot.store import Store
 from tests.conftest import REPO, make_pr
-from tests.fakes.discord import FakeDiscord, message_text, running_bot
+from tests.fakes.discord import FakeDiscord, message_text, post_digest, running_bot
 from tests.fakes.openai_api import FakeOpenAI
 
 DAY = "2026-02-23"
@@ -39,15 +39,6 @@ def store(settings: Settings) -> Iterator[Store]:
     store = Store(settings.db_path)
     yield store
     store.close()
-
-
-async def post_digest(fake: FakeDiscord, github) -> tuple[dict, list[dict]]:
-    """A two-PR digest: (parent, replies), the replies newest merge (#2) first."""
-    github.add_prs(REPO, [make_pr(n, f"{DAY} 1{n}:00:00") for n in (1, 2)])
-    interaction = fake.slash("digest", {"day": DAY})
-    await fake.wait_for(lambda: interaction.finished, what="the digest")
-    (parent,) = [m for m in fake.channel_messages(fake.channel_id) if m.get("thread")]
-    return parent, fake.channel_messages(parent["id"])
 
 
 def starting(fake: FakeDiscord, channel: str, prefix: str) -> list[dict]:

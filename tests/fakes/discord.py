@@ -1242,3 +1242,14 @@ async def running_bot(fake: FakeDiscord, settings: Any) -> AsyncIterator[Any]:
         store.close()
         if fake.errors:
             raise AssertionError("fake Discord errors:\n" + "\n".join(fake.errors))
+
+
+async def post_digest(fake: FakeDiscord, github: Any) -> tuple[dict, list[dict]]:
+    """A two-PR digest of 2026-02-23 through /digest: (parent, replies), #2 (newest) first."""
+    from tests.conftest import REPO, make_pr
+
+    github.add_prs(REPO, [make_pr(n, f"2026-02-23 1{n}:00:00") for n in (1, 2)])
+    interaction = fake.slash("digest", {"day": "2026-02-23"})
+    await fake.wait_for(lambda: interaction.finished, what="the digest")
+    (parent,) = [m for m in fake.channel_messages(fake.channel_id) if m.get("thread")]
+    return parent, fake.channel_messages(parent["id"])
