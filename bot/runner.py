@@ -45,37 +45,34 @@ async def run_bot(
         raise ConfigurationError(NOTHING_CONFIGURED)
     store = Store(settings.db_path)
     service = build_service(settings, store)
-    posters: dict[str, Any] = {}
+    bots: dict[str, Any] = {}  # platform -> its bot, whose poster the scheduler shares
     runners: list[Coroutine[Any, Any, None]] = []
-    slack_bot = discord_bot = None
 
     if slack_configured(settings):
         from adapters.slack.app import SlackBot, run_slack
 
-        slack_bot = SlackBot(settings, service, store)
-        posters["slack"] = slack_bot.poster
+        bots["slack"] = SlackBot(settings, service, store)
         runners.append(
             run_slack(
-                settings, service, store, http=http, port=port, bot=slack_bot,
+                settings, service, store, http=http, port=port, bot=bots["slack"],
                 started=lambda _bot: connected("slack"),
             )
         )  # fmt: skip
     if discord_configured(settings):
         from adapters.discord import DiscordBot, run_discord
 
-        discord_bot = DiscordBot(settings, service, store)
-        posters["discord"] = discord_bot.poster
+        bots["discord"] = DiscordBot(settings, service, store)
         runners.append(
             run_discord(
-                settings, service, store, bot=discord_bot,
+                settings, service, store, bot=bots["discord"],
                 started=lambda _bot: connected("discord"),
             )
         )  # fmt: skip
 
+    posters = {platform: bot.poster for platform, bot in bots.items()}
     scheduler = _make_scheduler(settings, service, store, posters)
-    for bot in (slack_bot, discord_bot):
-        if bot is not None:
-            bot.scheduler = scheduler
+    for bot in bots.values():
+        bot.scheduler = scheduler
 
     background: set[asyncio.Task[Any]] = set()
 
@@ -83,8 +80,7 @@ async def run_bot(
         _started(on_started, platform)
         # Once connected, finish any digest a crash left half-posted (no duplicates: the
         # posts table knows what went out).
-        bot = slack_bot if platform == "slack" else discord_bot
-        task = asyncio.ensure_future(_resume(service, posters[platform], bot, platform))
+        task = asyncio.ensure_future(_resume(service, bots[platform], platform))
         background.add(task)
         task.add_done_callback(background.discard)
 
@@ -121,12 +117,12 @@ async def run_bot(
                 pass
 
 
-async def _resume(service, poster, bot, platform: str) -> None:
+async def _resume(service, bot, platform: str) -> None:
     """Finish what a stop cut off: half-posted digests, then unposted flag corrections."""
     from bot.chat_posting import resume_unfinished
 
     try:
-        await resume_unfinished(service, poster)
+        await resume_unfinished(service, bot.poster)
         await bot.flag_loop.resume(bot, platform)
     except Exception:  # noqa: BLE001 - the next /digest or scheduled run resumes it anyway
         log.warning("could not resume unfinished work", exc_info=True)
