@@ -86,12 +86,23 @@ class DigestPoster:
         return None
 
     def is_complete(self, channel: str, digest: Digest) -> bool:
-        day = digest.window.day.isoformat()
-        records = self.store.digest_posts(self.platform, channel, digest.repo, day)
-        done = {(r.pr_number, bool(r.message_id)) for r in records}
-        if not digest.entries:
-            return (0, True) in done
-        return (0, True) in done and all((e.pr.number, True) in done for e in digest.entries)
+        numbers = [e.pr.number for e in digest.entries]
+        return self._posted_all(channel, digest.repo, digest.window.day.isoformat(), numbers)
+
+    def finished_link(
+        self, channel: str, repo: str, day: str, numbers: list[int] | None
+    ) -> str | None:
+        """A link to the thread when a day known to hold `numbers` is fully posted here, so a
+        repeated /digest can answer without building anything."""
+        parent = self.existing(channel, repo, day)
+        if parent is None or numbers is None or not self._posted_all(channel, repo, day, numbers):
+            return None
+        return self.transport.link(channel, _posted(parent))
+
+    def _posted_all(self, channel: str, repo: str, day: str, numbers: list[int]) -> bool:
+        records = self.store.digest_posts(self.platform, channel, repo, day)
+        done = {r.pr_number for r in records if r.message_id}
+        return 0 in done and set(numbers) <= done
 
     async def post(self, channel: str, digest: Digest) -> PostOutcome:
         key = (channel, digest.repo, digest.window.day.isoformat())

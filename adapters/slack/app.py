@@ -30,7 +30,7 @@ from bot.chat_commands import (
     SubscriptionCommand,
     error_text,
 )
-from bot.chat_posting import DigestPoster, Posted, post_zone
+from bot.chat_posting import DigestPoster, post_zone
 from bot.day_window import zone
 from bot.digest import DigestService
 from bot.errors import ConfigurationError, PRDigestError
@@ -209,19 +209,10 @@ class SlackBot:
 
     def _already_posted(self, channel: str, request: DigestRequest) -> str | None:
         """A link to the thread when the day's digest is complete here: no work at all."""
-        day = request.window.day.isoformat()
-        parent = self.poster.existing(channel, request.repo, day)
         numbers = self.store.get_day(request.repo, request.window)
-        if parent is None or numbers is None:
-            return None
-        posted = {
-            r.pr_number
-            for r in self.store.digest_posts(PLATFORM, channel, request.repo, day)
-            if r.message_id
-        }
-        if not set(numbers) <= posted:
-            return None  # interrupted: the slow path resumes it
-        return self.transport.link(channel, Posted(parent.message_id, parent.thread_id))
+        return self.poster.finished_link(
+            channel, request.repo, request.window.day.isoformat(), numbers
+        )
 
     async def _post_digest(
         self, channel: str, request: DigestRequest, label: str, respond: Respond
