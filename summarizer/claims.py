@@ -34,12 +34,22 @@ class ClaimCheck:
 def extract_claims(sections: SummarySections) -> list[str]:
     """Backticked names and bare file paths, in order of first mention, without repeats."""
     text = " ".join(text for _, text in sections.items())
-    found: list[str] = []
-    for match in _BACKTICKED.finditer(text):
-        found.append(match.group(1).strip())
-    without_code = _BACKTICKED.sub(" ", text)
-    found.extend(m.group(1) for m in _PATH.finditer(without_code))
-    return list(dict.fromkeys(c for c in found if c))
+    paths = [m.group(1) for m in _PATH.finditer(_BACKTICKED.sub(" ", text))]
+    return list(dict.fromkeys([*backticked_names(sections), *paths]))
+
+
+def backticked_names(sections: SummarySections) -> list[str]:
+    """The names a summary puts in backticks, in order of first mention, without repeats."""
+    text = " ".join(text for _, text in sections.items())
+    return list(
+        dict.fromkeys(m.group(1).strip() for m in _BACKTICKED.finditer(text) if m.group(1).strip())
+    )
+
+
+def check_names(names: list[str], pr: PullRequest, corpus: str | None = None) -> list[str]:
+    """The names that appear nowhere in the PR."""
+    corpus = pr_corpus(pr) if corpus is None else corpus
+    return [name for name in names if not _grounded(name, corpus)]
 
 
 def pr_corpus(pr: PullRequest) -> str:
@@ -52,9 +62,8 @@ def pr_corpus(pr: PullRequest) -> str:
 def check_claims(
     sections: SummarySections, pr: PullRequest, corpus: str | None = None
 ) -> ClaimCheck:
-    corpus = pr_corpus(pr) if corpus is None else corpus
     claims = extract_claims(sections)
-    return ClaimCheck(tuple(claims), tuple(c for c in claims if not _grounded(c, corpus)))
+    return ClaimCheck(tuple(claims), tuple(check_names(claims, pr, corpus)))
 
 
 def _grounded(claim: str, corpus: str) -> bool:

@@ -17,13 +17,10 @@ from bot.models import PRSummary, PullRequest
 from bot.settings import Settings
 from summarizer.base import CallLog, Revision, SummaryResult
 from summarizer.openai_summarizer import OpenAISummarizer
-from summarizer.prompt import PROMPT_VERSION, PromptBudget
+from summarizer.prompt import COMPACT_PROMPT_VERSION, PromptBudget
+from summarizer.sampling import LOCAL
 
 log = logging.getLogger(__name__)
-
-# Room for the four sections and the type; a 1.5B model rarely needs more, and a cap stops
-# the rare run-on answer from costing minutes on a CPU.
-LOCAL_MAX_TOKENS = 700
 
 
 def local_available() -> bool:
@@ -43,7 +40,7 @@ class LocalSummarizer:
         self.settings = settings
         self.call_log = call_log
         self.model = Path(settings.local_model).stem if settings.local_model else MODEL_NAME
-        self.prompt_version = PROMPT_VERSION + "c"  # always the compact prompt
+        self.prompt_version = COMPACT_PROMPT_VERSION  # always the compact prompt
         self._inner: OpenAISummarizer | None = None
         self._lock = asyncio.Lock()
 
@@ -80,13 +77,8 @@ class LocalSummarizer:
             timeout=max(self.settings.llm_timeout, 600.0),
             max_retries=1,
         )
-        inner = OpenAISummarizer(
-            client,
-            server.model_name or self.model,
-            budget=PromptBudget.for_context(server.context_size, LOCAL_MAX_TOKENS),
-            concurrency=1,
-            call_log=self.call_log,
-            max_tokens=LOCAL_MAX_TOKENS,
+        inner = local_openai_summarizer(
+            client, server.model_name or self.model, server.context_size, self.call_log
         )
         log.info("local model ready: %s, context %d tokens", self.model, server.context_size)
         return inner
@@ -98,3 +90,19 @@ class LocalSummarizer:
 
             stop_local_server()
             self._inner = None
+
+
+def local_openai_summarizer(
+    client: AsyncOpenAI, model: str, context_size: int, call_log: CallLog | None = None
+) -> OpenAISummarizer:
+    """The summarizer as the built-in model gets it: the compact prompt on a budget chosen for
+    CPU speed, bounded sections, greedy decoding under repetition control, one PR at a time."""
+    return OpenAISummarizer(
+        client,
+        model,
+        budget=PromptBudget.for_cpu(context_size, LOCAL.max_tokens or 0),
+        concurrency=1,
+        call_log=call_log,
+        sampling=LOCAL,
+        prompt_version=COMPACT_PROMPT_VERSION,
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from dataclasses import dataclass
 
 import openai
 from openai import AsyncOpenAI
@@ -14,27 +15,55 @@ from bot.models import ChangeType, PRSummary, PullRequest, SummarySections, Usag
 from summarizer.base import CallLog, LLMCall, Revision, SummarizeError, SummaryResult
 from summarizer.claims import ClaimCheck, check_claims
 from summarizer.prompt import (
-    PROMPT_VERSION,
     REVISION_INSTRUCTIONS,
     BuiltPrompt,
     PromptBudget,
     build_prompt,
+    prompt_version_for,
     scrub_sections,
 )
+from summarizer.sampling import HOSTED, Sampling
 from summarizer.schema import (
     RESPONSE_FORMAT_OBJECT,
     RESPONSE_FORMAT_REVISION,
     RESPONSE_FORMAT_SCHEMA,
     SECTION_KEYS,
+    Answer,
     InvalidAnswer,
+    bounded_schema,
     parse_answer,
-    parse_revision,
+    revision_fields,
 )
 
 log = logging.getLogger(__name__)
 
 # Structured output first; servers that refuse it get the looser modes, best first.
 _FALLBACKS: tuple[dict | None, ...] = (RESPONSE_FORMAT_OBJECT, None)
+# What of a rejected answer goes back to the model with a request to fix its names.
+_ECHO_CHARS = 4000
+
+
+@dataclass(frozen=True)
+class _Completion:
+    content: str | None
+    usage: Usage
+    finish_reason: str | None  # "length" when the output cap cut the answer
+
+
+@dataclass(frozen=True)
+class _Attempt:
+    """A valid answer and the text it was parsed from."""
+
+    answer: Answer
+    content: str
+
+    @property
+    def change_type(self) -> ChangeType:
+        return self.answer.change_type
+
+    @property
+    def sections(self) -> SummarySections:
+        return self.answer.sections
 
 
 class OpenAISummarizer:
@@ -46,8 +75,8 @@ class OpenAISummarizer:
         budget: PromptBudget | None = None,
         concurrency: int = 8,
         call_log: CallLog | None = None,
-        max_tokens: int | None = None,
-        prompt_version: str = PROMPT_VERSION,
+        sampling: Sampling = HOSTED,
+        prompt_version: str | None = None,
         on_close=None,
     ):
         self.client = client
@@ -55,74 +84,89 @@ class OpenAISummarizer:
         self.budget = budget or PromptBudget()
         self.concurrency = concurrency
         self.call_log = call_log
-        self.max_tokens = max_tokens
-        self.prompt_version = prompt_version + ("c" if self.budget.compact else "")
+        self.sampling = sampling
+        self.prompt_version = prompt_version or prompt_version_for(self.budget)
         self._format_index = 0  # shared across PRs: once a server refuses a mode, stop asking
         self._on_close = on_close
 
     async def summarize(self, pr: PullRequest) -> SummaryResult:
         prompt = build_prompt(pr, self.budget)
-        content, usage = await self._complete(pr, prompt.messages, "summary")
-        try:
-            change_type, sections = parse_answer(content)
-        except InvalidAnswer as first:
-            # One repair: show the model its answer and what is wrong with it.
-            repair = [
-                *prompt.messages,
-                {"role": "assistant", "content": (content or "")[:4000]},
-                {
-                    "role": "user",
-                    "content": f"That answer is invalid ({first}). Reply with only the JSON "
-                    "object with the keys what_changed, technical_impact, potential_risks, "
-                    "key_insights (non-empty strings) and type (TRIVIAL or SUBSTANTIAL).",
-                },
-            ]
-            content, more = await self._complete(pr, repair, "repair")
-            usage = usage + more
-            try:
-                change_type, sections = parse_answer(content)
-            except InvalidAnswer as second:
-                raise SummarizeError(f"the model's answer was invalid twice ({second})") from None
-        check = check_claims(sections, pr)
+        answer, usage = await self._valid_answer(pr, prompt.messages, "summary")
+        check = check_claims(answer.sections, pr)
         if not check.ok:
             # One regeneration, naming what the PR never mentions; then accept with a note.
             names = ", ".join(f"`{name}`" for name in check.ungrounded[:12])
-            retry = [
-                *prompt.messages,
-                {"role": "assistant", "content": (content or "")[:4000]},
-                {
-                    "role": "user",
-                    "content": f"These names do not appear anywhere in the PR: {names}. Rewrite "
-                    "the JSON answer using only identifiers and paths that appear in the PR data.",
-                },
-            ]
-            content, more = await self._complete(pr, retry, "grounding")
+            retry = _retry_messages(
+                prompt.messages,
+                f"These names do not appear anywhere in the PR: {names}. Rewrite the JSON "
+                "answer using only identifiers and paths that appear in the PR data.",
+                previous=answer.content,
+            )
+            retried, _fault, more = await self._attempt(pr, retry, "grounding", self.sampling)
             usage = usage + more
-            try:
-                retried_type, retried = parse_answer(content)
-            except InvalidAnswer:
-                retried_type, retried = change_type, sections
-            recheck = check_claims(retried, pr)
-            if len(recheck.ungrounded) <= len(check.ungrounded):
-                change_type, sections, check = retried_type, retried, recheck
-        return _result(prompt, change_type, sections, usage, check)
+            if retried is not None:
+                recheck = check_claims(retried.sections, pr)
+                if len(recheck.ungrounded) <= len(check.ungrounded):
+                    answer, check = retried, recheck
+        return _result(prompt, answer.change_type, answer.sections, usage, check)
+
+    async def _valid_answer(
+        self, pr: PullRequest, messages: list[dict], purpose: str, *, revision: bool = False
+    ) -> tuple[_Attempt, Usage]:
+        """An answer that parses and says nothing twice, in at most two requests.
+
+        The second request is never the first again: it names the first answer's fault (and,
+        on a local model, asks for shorter sections under stronger repetition control).
+        """
+        answer, fault, usage = await self._attempt(pr, messages, purpose, self.sampling, revision)
+        if answer is not None:
+            return answer, usage
+        assert fault is not None
+        retry = _retry_messages(
+            messages, f"Your previous answer was rejected ({fault}). {fault.hint}"
+        )
+        answer, second, more = await self._attempt(
+            pr, retry, "repair", self.sampling.for_retry(), revision
+        )
+        if answer is None:
+            raise SummarizeError(f"the model's answer was invalid twice ({second})")
+        return answer, usage + more
+
+    async def _attempt(
+        self,
+        pr: PullRequest,
+        messages: list[dict],
+        purpose: str,
+        sampling: Sampling,
+        revision: bool = False,
+    ) -> tuple[_Attempt | None, InvalidAnswer | None, Usage]:
+        completion = await self._complete(pr, messages, purpose, sampling, revision)
+        try:
+            answer = parse_answer(
+                completion.content,
+                cut_off=completion.finish_reason == "length",
+                section_chars=sampling.section_chars,
+            )
+        except InvalidAnswer as fault:
+            log.info("%s#%d: invalid %s answer: %s", pr.repo, pr.number, purpose, fault)
+            return None, fault, completion.usage
+        return _Attempt(answer, completion.content or ""), None, completion.usage
 
     async def _complete(
         self,
         pr: PullRequest,
         messages: list[dict],
         purpose: str,
-        schema: dict = RESPONSE_FORMAT_SCHEMA,
-    ) -> tuple[str | None, Usage]:
-        formats = (schema, *_FALLBACKS)
+        sampling: Sampling,
+        revision: bool = False,
+    ) -> _Completion:
+        formats = (self._schema(sampling, revision), *_FALLBACKS)
         while True:
             tried = self._format_index
             response_format = formats[tried]
-            kwargs: dict = {"model": self.model, "messages": messages}
+            kwargs: dict = {"model": self.model, "messages": messages, **sampling.kwargs()}
             if response_format is not None:
                 kwargs["response_format"] = response_format
-            if self.max_tokens:
-                kwargs["max_tokens"] = self.max_tokens
             started = time.monotonic()
             try:
                 response = await self.client.chat.completions.create(**kwargs)
@@ -150,7 +194,13 @@ class OpenAISummarizer:
                 completion_tokens=getattr(response.usage, "completion_tokens", 0) or 0,
             )
             self._log(pr, purpose, messages, content, None, usage, started)
-            return content, usage
+            return _Completion(content, usage, getattr(choice, "finish_reason", None))
+
+    @staticmethod
+    def _schema(sampling: Sampling, revision: bool) -> dict:
+        if sampling.section_chars:  # a grammar server: bound the sections
+            return bounded_schema(sampling.section_chars, revision=revision)
+        return RESPONSE_FORMAT_REVISION if revision else RESPONSE_FORMAT_SCHEMA
 
     def _reason(self, exc: Exception) -> str:
         # The endpoint's message is shown to users and stored: mask the key in case it is
@@ -190,11 +240,9 @@ class OpenAISummarizer:
                 f"{current_json}",
             },
         ]
-        content, usage = await self._complete(pr, messages, "revision", RESPONSE_FORMAT_REVISION)
-        try:
-            change_type, sections, changed, note = parse_revision(content)
-        except (InvalidAnswer, ValueError) as exc:
-            raise SummarizeError(f"the revision answer was invalid ({exc})") from None
+        answer, usage = await self._valid_answer(pr, messages, "revision", revision=True)
+        changed, note = revision_fields(answer.answer.data)
+        change_type, sections = answer.change_type, answer.sections
         sections = scrub_sections(sections, pr)  # as DigestService does for first summaries
         check = check_claims(sections, pr)
         result = _result(prompt, change_type, sections, usage, check)
@@ -221,6 +269,23 @@ def _result(
         grounded_fraction=check.grounded_fraction,
         unverified=check.ungrounded,
     )
+
+
+def _retry_messages(messages: list[dict], note: str, previous: str | None = None) -> list[dict]:
+    """The request again with a note after the PR data; the prompt before it is unchanged, so
+    a server with a prompt cache (llama.cpp) reads only the note.
+
+    A rejected answer is not sent back: a loop in the context primes the next one. A valid
+    answer that needs its names fixed is (`previous`), so the model edits rather than restarts.
+    """
+    if previous is not None:
+        return [
+            *messages,
+            {"role": "assistant", "content": previous[:_ECHO_CHARS]},
+            {"role": "user", "content": note},
+        ]
+    last = messages[-1]
+    return [*messages[:-1], {**last, "content": f"{last['content']}\n\n{note}"}]
 
 
 def _refuses_format(exc: openai.BadRequestError) -> bool:

@@ -1,19 +1,29 @@
-"""The answer's shape: a JSON schema for servers that enforce it, and a validator for the rest."""
+"""The answer's shape: a JSON schema for servers that enforce it, and a validator for the rest.
+
+Two schemas. The hosted one is what OpenAI's strict mode accepts: it refuses `maxLength`, so
+its strings are unbounded. The local one (`bounded_schema`) is turned into a grammar by
+llama.cpp: it asks for the type first (so a cut-off answer still has it) and bounds every
+section's length, so the answer always ends well inside the output cap.
+"""
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
+from json.decoder import scanstring
 
 from bot.models import ChangeType, SummarySections
+from summarizer.repetition import complete_sentences, find_repetition
 
 SECTION_KEYS = ("what_changed", "technical_impact", "potential_risks", "key_insights")
+_TYPE_SCHEMA = {"type": "string", "enum": [t.value for t in ChangeType]}
 
 SUMMARY_SCHEMA: dict = {
     "type": "object",
     "properties": {
         **{key: {"type": "string"} for key in SECTION_KEYS},
-        "type": {"type": "string", "enum": [t.value for t in ChangeType]},
+        "type": _TYPE_SCHEMA,
     },
     "required": [*SECTION_KEYS, "type"],
     "additionalProperties": False,
@@ -40,39 +50,147 @@ RESPONSE_FORMAT_REVISION = {
     "json_schema": {"name": "pr_summary_revision", "strict": True, "schema": REVISION_SCHEMA},
 }
 
-_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
+# A section shorter than this is no section ("N/A."); the grammar then keeps the model writing.
+MIN_SECTION_CHARS = 20
+
+
+def bounded_schema(section_chars: int, *, revision: bool = False) -> dict:
+    """The response format for a grammar-constrained server: type first, sections bounded."""
+    bounded = {"type": "string", "minLength": MIN_SECTION_CHARS, "maxLength": section_chars}
+    properties: dict = {"type": _TYPE_SCHEMA, **{key: bounded for key in SECTION_KEYS}}
+    if revision:
+        properties |= {"changed": {"type": "boolean"}, "change_note": {"type": "string"}}
+    schema = {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+    name = "pr_summary_revision" if revision else "pr_summary"
+    return {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": schema}}
+
+
+_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*(?:```\s*)?$", re.DOTALL)
+_PARTIAL_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{0,3})?$")
 
 
 class InvalidAnswer(ValueError):
-    """The model's answer is not the JSON object asked for; the message says what is wrong."""
+    """The model's answer is not the JSON object asked for; the message says what is wrong.
+
+    `hint` is what the retry tells the model to do differently.
+    """
+
+    def __init__(self, message: str, hint: str = "Reply with only the JSON object asked for."):
+        super().__init__(message)
+        self.hint = hint
 
 
-def parse_answer(content: str | None) -> tuple[ChangeType, SummarySections]:
+@dataclass(frozen=True)
+class Answer:
+    change_type: ChangeType
+    sections: SummarySections
+    data: dict  # the whole object, for fields beyond the summary (a revision's note)
+    salvaged: bool = False  # a cut-off answer, kept up to its last finished sentence
+
+
+def parse_answer(
+    content: str | None, *, cut_off: bool = False, section_chars: int | None = None
+) -> Answer:
+    """Validate an answer: JSON with the four sections and the type, saying nothing twice.
+
+    `cut_off` is True when the model stopped at the output cap. Such an answer is kept when
+    every section has started and only the last one was cut: that section keeps its finished
+    sentences. `section_chars` is the bound the grammar enforced: a section that reached it was
+    closed mid-sentence by the grammar, and is cut back to its finished sentences too.
+    """
     if not content or not content.strip():
         raise InvalidAnswer("empty answer")
     text = content.strip()
     if match := _FENCE.match(text):  # small models wrap JSON in fences without a schema
         text = match.group(1)
+    cut_key: str | None = None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InvalidAnswer(f"not JSON ({exc.msg} at char {exc.pos})") from None
+        data, cut_key = _salvage(text)
+        started = [k for k in SECTION_KEYS if k in data] + ([cut_key] if cut_key else [])
+        if not (cut_off or cut_key) or set(started) != set(SECTION_KEYS) or "type" not in data:
+            where = f"; it stopped in {cut_key}" if cut_key else ""
+            raise InvalidAnswer(
+                f"not JSON ({exc.msg} at char {exc.pos}){where}",
+                hint="Your answer was cut off before the JSON ended. Keep every section to two "
+                "or three short sentences so the whole object fits.",
+            ) from None
     if not isinstance(data, dict):
         raise InvalidAnswer("not a JSON object")
-    missing = [k for k in SECTION_KEYS if not isinstance(data.get(k), str) or not data[k].strip()]
-    if missing:
-        raise InvalidAnswer(f"missing or empty: {', '.join(missing)}")
     raw_type = str(data.get("type", "")).strip().upper()
     if raw_type not in ChangeType.__members__:
         raise InvalidAnswer(f"type must be TRIVIAL or SUBSTANTIAL, not {raw_type[:20]!r}")
-    sections = SummarySections(**{k: " ".join(data[k].split()) for k in SECTION_KEYS})
-    return ChangeType(raw_type), sections
+    values = {}
+    for key in SECTION_KEYS:
+        value = data.get(key)
+        if not isinstance(value, str) or not value.strip():
+            continue
+        value = " ".join(value.split())
+        if key == cut_key or (section_chars and len(value) >= section_chars - 2):
+            value = complete_sentences(value)
+        values[key] = value
+    missing = [k for k in SECTION_KEYS if not values.get(k)]
+    if missing:
+        raise InvalidAnswer(
+            f"missing or empty: {', '.join(missing)}",
+            hint="Write every one of the four sections as complete sentences.",
+        )
+    sections = SummarySections(**values)
+    if repetition := find_repetition(sections):
+        raise InvalidAnswer(
+            str(repetition),
+            hint=f"Your answer said the same thing twice ({repetition}). Say each thing once: "
+            "every sentence and every section must add something new.",
+        )
+    return Answer(ChangeType(raw_type), sections, data, salvaged=cut_key is not None)
 
 
-def parse_revision(content: str | None) -> tuple[ChangeType, SummarySections, bool, str]:
-    """A revision answer: the summary, whether anything changed, and the one-line note."""
-    change_type, sections = parse_answer(content)
-    data = json.loads(_FENCE.sub(r"\1", (content or "").strip()))
+def revision_fields(data: dict) -> tuple[bool, str]:
+    """A revision answer's extra fields: whether anything changed, and the one-line note."""
     changed = data.get("changed")
     note = " ".join(str(data.get("change_note", "")).split())[:300]
-    return change_type, sections, bool(changed) if isinstance(changed, bool) else True, note
+    return bool(changed) if isinstance(changed, bool) else True, note
+
+
+def _salvage(text: str) -> tuple[dict, str | None]:
+    """The complete members of a JSON object cut off mid-way, and the key of a string value
+    that was cut (its finished part stored under that key), if the cut fell inside one."""
+    data: dict = {}
+    pos = text.find("{") + 1
+    if pos == 0:
+        return data, None
+    decoder = json.JSONDecoder()
+    while True:
+        pos = _skip(text, pos, " \t\r\n,")
+        if pos >= len(text) or text[pos] != '"':
+            return data, None
+        try:
+            key, pos = scanstring(text, pos + 1)
+        except ValueError:
+            return data, None
+        pos = _skip(text, _skip(text, pos, " \t\r\n") + 1, " \t\r\n")  # past the colon
+        if pos >= len(text):
+            return data, None
+        try:
+            data[key], pos = decoder.raw_decode(text, pos)
+        except ValueError:
+            if text[pos] != '"':
+                return data, None
+            partial = _PARTIAL_ESCAPE.sub("", text[pos + 1 :])
+            try:
+                data[key] = json.loads(f'"{partial}"')
+            except ValueError:
+                data[key] = partial
+            return data, key
+
+
+def _skip(text: str, pos: int, chars: str) -> int:
+    while pos < len(text) and text[pos] in chars:
+        pos += 1
+    return pos

@@ -6,6 +6,7 @@ import re
 
 from tests.conftest import REPO, make_pr
 from tests.fakes.discord import FakeDiscord, FakeInteraction, limit_errors, running_bot
+from tests.fakes.openai_api import DISTINCT_WORD
 
 DAY = "2026-02-23"
 MESSAGE_POSTS = r"^/channels/\d+/messages$"
@@ -174,12 +175,14 @@ async def test_rate_limits_are_waited_out_and_no_message_is_dropped(fake, settin
 def long_summary(request) -> str:
     import json
 
+    from tests.fakes.openai_api import distinct_words
+
     return json.dumps(
         {
-            "what_changed": "word " * 1000,
-            "technical_impact": "word " * 1000,
-            "potential_risks": "word " * 1000,
-            "key_insights": "word " * 1000,
+            "what_changed": distinct_words(1000, 0),
+            "technical_impact": distinct_words(1000, 1),
+            "potential_risks": distinct_words(1000, 2),
+            "key_insights": distinct_words(1000, 3),
             "type": "SUBSTANTIAL",
         }
     )
@@ -198,7 +201,12 @@ async def test_a_pr_cut_off_between_its_parts_is_completed_on_resume(fake, setti
     footers = [m["embeds"][0]["footer"]["text"] for m in replies]
     assert len(replies) == 4  # 20,000 characters / 6,000 a message
     assert [f.rsplit(" · ", 1)[1] for f in footers] == [f"part {k} of 4" for k in range(1, 5)]
-    words = sum(f["value"].count("word") for m in replies for e in m["embeds"] for f in e["fields"])
+    words = sum(
+        len(DISTINCT_WORD.findall(f["value"]))
+        for m in replies
+        for e in m["embeds"]
+        for f in e["fields"]
+    )
     assert words == 4000  # nothing was cut
 
 

@@ -132,13 +132,14 @@ async def test_a_summary_too_long_for_one_message_continues_in_followups(
     import json
 
     github.add_pr(REPO, make_pr(12, f"{DAY} 10:00:00"))
-    text = "word " * 1500
+    from tests.fakes.openai_api import DISTINCT_WORD, distinct_words
+
     llm.responder = lambda request: json.dumps(
         {
-            "what_changed": text,
-            "technical_impact": text,
-            "potential_risks": text,
-            "key_insights": text,
+            "what_changed": distinct_words(1500, 0),
+            "technical_impact": distinct_words(1500, 1),
+            "potential_risks": distinct_words(1500, 2),
+            "key_insights": distinct_words(1500, 3),
             "type": "SUBSTANTIAL",
         }
     )
@@ -148,7 +149,7 @@ async def test_a_summary_too_long_for_one_message_continues_in_followups(
     footers = [m["embeds"][0]["footer"]["text"] for m in interaction.messages]
     assert [f.rsplit(" · ", 1)[1] for f in footers] == [f"part {k} of 6" for k in range(1, 7)]
     words = sum(
-        f["value"].count("word")
+        len(DISTINCT_WORD.findall(f["value"]))
         for m in interaction.messages
         for e in m["embeds"]
         for f in e["fields"]

@@ -9,7 +9,6 @@ reconciled by the next run.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -22,7 +21,7 @@ from tests.conftest import REPO, make_pr
 from tests.fakes.discord import FakeDiscord, running_bot
 from tests.fakes.figures import figures
 from tests.fakes.http_server import Response
-from tests.fakes.openai_api import default_responder, find_title
+from tests.fakes.openai_api import huge_sections
 from tests.fakes.slack import BotUnderTest, FakeSlack, Message
 
 DAY = "2026-02-23"
@@ -132,15 +131,6 @@ async def test_slack_429s_and_5xx_during_a_52_reply_thread_lose_and_double_nothi
         runs=2,
         seconds=round(elapsed, 2),
     )
-
-
-def huge_sections(request: dict) -> str:
-    """~9,000 characters per section for the PR titled "Huge change": several messages."""
-    answer = json.loads(default_responder(request))
-    if find_title(request) == "Huge change":
-        for key in ("what_changed", "technical_impact", "potential_risks", "key_insights"):
-            answer[key] = "This part of the change matters a great deal. " * 200
-    return json.dumps(answer)
 
 
 async def test_slack_a_failure_between_the_parts_of_a_long_reply_loses_no_part(

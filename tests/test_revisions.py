@@ -142,7 +142,8 @@ async def test_a_flag_removed_before_the_recheck_finishes_is_not_acted_on(posted
 
 async def test_a_failed_recheck_does_not_use_up_the_hour(posted, llm):
     settings, store, service, summary = posted
-    llm.script([("content", "not json"), ("content", revised_answer())])
+    # A re-check gets one repair, like a first summary: two invalid answers make it fail.
+    llm.script([("content", "not json"), ("content", "not json"), ("content", revised_answer())])
     revisions = RevisionService(store, service, settings)
     first = await revisions.on_flag(flag(store, "U1"))
     second = await revisions.on_flag(flag(store, "U2"))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 
@@ -10,7 +9,7 @@ import pytest
 
 from adapters.slack.render import MAX_BLOCKS, MAX_SECTION_TEXT, block_text_length
 from tests.conftest import REPO, make_pr
-from tests.fakes.openai_api import default_responder, find_title
+from tests.fakes.openai_api import huge_sections
 from tests.fakes.slack import BotUnderTest, FakeSlack, Message
 
 DAY = "2026-02-23"
@@ -33,15 +32,6 @@ def add_day(github, count: int) -> list[int]:
         prs.append(make_pr(n, f"{DAY} {minute // 60:02d}:{minute % 60:02d}:00", title=title))
     github.add_prs(REPO, prs)
     return [p.number for p in sorted(prs, key=lambda p: p.merged_at, reverse=True)]
-
-
-def huge_sections(request: dict) -> str:
-    """The model's answer, with ~9,000 characters per section for one PR."""
-    answer = json.loads(default_responder(request))
-    if find_title(request) == "Huge change":
-        for key in ("what_changed", "technical_impact", "potential_risks", "key_insights"):
-            answer[key] = "This part of the change matters a great deal. " * 200
-    return json.dumps(answer)
 
 
 def message_text(message: Message) -> str:

@@ -23,10 +23,12 @@ from typing import Any
 
 from tests.fakes.http_server import FakeHTTPServer, RecordedRequest, Response, reason
 
-Responder = Callable[[dict[str, Any]], str]
+#: A responder returns the answer's text, or ``(text, finish_reason)`` to end otherwise than
+#: with "stop" ("length": the output cap cut the answer).
+Responder = Callable[[dict[str, Any]], "str | tuple[str, str]"]
 
 #: One scripted behaviour: ``("status", code[, headers[, body]])``, ``("content", text)``,
-#: ``("hang", seconds)``.
+#: ``("length", text)`` (an answer cut off at max_tokens), ``("hang", seconds)``.
 ScriptStep = tuple[Any, ...]
 
 _TITLE = re.compile(r"^\s*Title:\s*(?P<title>.+?)\s*$", re.MULTILINE)
@@ -34,6 +36,7 @@ _TRIVIAL_WORDS = re.compile(
     r"\b(typos?|bump|chore|docs?|readme|lint|format(ting)?|whitespace|comments?|spelling)\b",
     re.IGNORECASE,
 )
+_STEP_KINDS = ("status", "content", "length", "hang")
 _ERROR_TYPES = {
     400: ("invalid_request_error", None),
     401: ("invalid_request_error", "invalid_api_key"),
@@ -82,6 +85,28 @@ def _identifier(title: str) -> str:
     return words[0] if words else "change"
 
 
+def varied_prose(chars: int, topic: str) -> str:
+    """About `chars` characters of text that never repeats a sentence, for answers that must be
+    long but valid (prdigest rejects an answer that says the same thing twice)."""
+    sentences, length = [], 0
+    while length < chars:
+        n = len(sentences)
+        word = f"{topic}{n}"  # every three words in a row hold one found nowhere else
+        sentences.append(f"Item {word} covers {word}x and {word}y in full.")
+        length += len(sentences[-1]) + 1
+    return " ".join(sentences)
+
+
+DISTINCT_WORD = re.compile(r"\b[a-h][0-9]{3}\b")
+
+
+def distinct_words(count: int, section: int) -> str:
+    """`count` words of four characters, none repeated within or across sections 0-3: as long
+    as "word " * count, without saying anything twice. Count them with DISTINCT_WORD."""
+    letters = "abcdefgh"[2 * section : 2 * section + 2]
+    return " ".join(f"{letters[i // 1000]}{i % 1000:03d}" for i in range(count))
+
+
 def default_responder(request: dict[str, Any]) -> str:
     """A valid prdigest summary (JSON) that mentions the PR title.
 
@@ -90,26 +115,89 @@ def default_responder(request: dict[str, Any]) -> str:
     """
     title = find_title(request) or "this change"
     ident = f"`{_identifier(title)}`"
+    # The title is quoted once: a real answer does not restate it in every section, and
+    # prdigest rejects an answer whose sections restate each other.
     summary = {
         "what_changed": (
             f'The pull request "{title}" updates {ident} as described in its title. '
             "It keeps the existing behaviour for callers that do not opt in."
         ),
         "technical_impact": (
-            f'Merging "{title}" changes how {ident} is wired into the surrounding modules. '
+            f"Merging it changes how {ident} is wired into the surrounding modules. "
             "No public interface is removed."
         ),
         "potential_risks": (
-            f'The main risk of "{title}" is an edge case around {ident} that tests may not cover. '
+            f"The main risk is an edge case around {ident} that tests may not cover. "
             "Rolling back is a single revert."
         ),
         "key_insights": (
-            f'Reviewers of "{title}" should look first at {ident}. '
+            f"Reviewers should look first at {ident}. "
             "The change is self-contained and easy to follow."
         ),
         "type": "TRIVIAL" if _TRIVIAL_WORDS.search(title) else "SUBSTANTIAL",
     }
     return json.dumps(summary)
+
+
+def huge_sections(request: dict[str, Any]) -> str:
+    """~9,000 characters per section for the PR titled "Huge change" (several chat messages),
+    the default answer for every other PR."""
+    answer = json.loads(default_responder(request))
+    if find_title(request) == "Huge change":
+        for key in ("what_changed", "technical_impact", "potential_risks", "key_insights"):
+            answer[key] = varied_prose(9200, key)
+    return json.dumps(answer)
+
+
+class SmallModel:
+    """A responder that fails the way a small local model at temperature 0 does.
+
+    It is deterministic: the same request always gets the same answer. The first distinct
+    request for a PR gets the failure (`fault`), so a client that retries with the identical
+    request gets the identical bad answer back; any request that differs gets a good answer.
+
+    Faults: "repeat" (the last section says one sentence over and over), "restate" (the last
+    section restates the first), "cut_last" (cut off by max_tokens inside the last section),
+    "cut_early" (cut off before the last section began), and "always_repeat" (every answer
+    loops, whatever the request).
+    """
+
+    def __init__(self, fault: str) -> None:
+        self.fault = fault
+        self._answers: dict[str, tuple[str, str]] = {}
+        self._faulted: set[str] = set()
+        self.requests: list[dict[str, Any]] = []
+
+    def __call__(self, request: dict[str, Any]) -> tuple[str, str]:
+        self.requests.append(request)
+        key = json.dumps(request, sort_keys=True)
+        if key not in self._answers:
+            title = find_title(request) or ""
+            if self.fault == "always_repeat" or title not in self._faulted:
+                self._faulted.add(title)
+                self._answers[key] = self._bad(request)
+            else:
+                self._answers[key] = (default_responder(request), "stop")
+        return self._answers[key]
+
+    def _bad(self, request: dict[str, Any]) -> tuple[str, str]:
+        answer = json.loads(default_responder(request))
+        loop = "Developers should also note that the change must be tested carefully. "
+        if self.fault in ("repeat", "always_repeat"):
+            answer["key_insights"] = loop * 6
+            return json.dumps(answer), "stop"
+        if self.fault == "restate":
+            answer["key_insights"] = answer["what_changed"]
+            return json.dumps(answer), "stop"
+        # A grammar-led local model writes the type first, so a cut-off answer still has it.
+        text = json.dumps({"type": answer.pop("type"), **answer}, indent=1)
+        if self.fault == "cut_last":
+            # Everything up to the middle of the last section's second sentence.
+            cut = text.index("The change is self-contained") + len("The change is")
+            return text[:cut], "length"
+        if self.fault == "cut_early":
+            return text[: text.index('"potential_risks"') + 30], "length"
+        raise ValueError(f"unknown fault {self.fault!r}")
 
 
 class FakeOpenAI(FakeHTTPServer):
@@ -162,7 +250,7 @@ class FakeOpenAI(FakeHTTPServer):
         """
         steps = list(steps)
         for step in steps:
-            if not step or step[0] not in ("status", "content", "hang"):
+            if not step or step[0] not in _STEP_KINDS:
                 raise ValueError(f"unknown script step {step!r}")
         with self._state_lock:
             self._script.extend(steps)
@@ -172,7 +260,7 @@ class FakeOpenAI(FakeHTTPServer):
         until ``fault_every(0, [])`` turns it off. Script steps are consumed first."""
         steps = list(steps)
         for step in steps:
-            if not step or step[0] not in ("status", "content", "hang"):
+            if not step or step[0] not in _STEP_KINDS:
                 raise ValueError(f"unknown script step {step!r}")
         with self._state_lock:
             self._every = (n, steps) if n > 0 and steps else None
@@ -265,6 +353,7 @@ class FakeOpenAI(FakeHTTPServer):
                     step = steps[self.every_fired % len(steps)]
                     self.every_fired += 1
         content: str | None = None
+        finish_reason = "stop"
         if step is not None:
             kind = step[0]
             if kind == "status":
@@ -272,15 +361,18 @@ class FakeOpenAI(FakeHTTPServer):
                 headers = dict(step[2]) if len(step) > 2 and step[2] else {}
                 err = step[3] if len(step) > 3 else _error_body(status)
                 return Response(status, err, headers)
-            if kind == "content":
-                content = str(step[1])
+            if kind in ("content", "length"):
+                content, finish_reason = str(step[1]), "stop" if kind == "content" else "length"
             elif kind == "hang":
                 self.sleep(float(step[1]))
         if content is None:
-            content = self.responder(body)
-        return self._completion_response(body, content)
+            answer = self.responder(body)
+            content, finish_reason = answer if isinstance(answer, tuple) else (answer, "stop")
+        return self._completion_response(body, content, finish_reason)
 
-    def _completion_response(self, body: dict[str, Any], content: str) -> Response:
+    def _completion_response(
+        self, body: dict[str, Any], content: str, finish_reason: str = "stop"
+    ) -> Response:
         prompt_tokens = estimate_tokens(request_text(body))
         completion_tokens = estimate_tokens(content)
         completion_id = f"chatcmpl-{uuid.uuid4().hex[:24]}"
@@ -317,7 +409,7 @@ class FakeOpenAI(FakeHTTPServer):
                             "annotations": [],
                         },
                         "logprobs": None,
-                        "finish_reason": "stop",
+                        "finish_reason": finish_reason,
                     }
                 ],
                 "usage": usage,

@@ -1,0 +1,306 @@
+"""How well a model summarizes whole real days: the benchmark to judge a model by.
+
+    python bench/quality.py --data days.jsonl [--days 2026-02-09,2026-02-23] [--limit N]
+
+Each line of the JSONL file is one merged PR with GitHub's field names (`number`, `title`,
+`user`, `merged_by`, `merged_at`, `merge_commit_sha`, `body`, `files` with `filename`,
+`status`, `additions`, `deletions`, `patch`, `previous_filename`), its `report_day`, and
+optionally `reference` (`type` and sections of a summary you trust). The PRs are served by
+the project's own fake GitHub, and the real pipeline (`prdigest report`'s) summarizes them with
+the LLM configured as for prdigest itself: the built-in model when neither OPENAI_API_KEY nor
+OPENAI_BASE_URL is set, or any endpoint (`PRDIGEST_MODEL`, `OPENAI_BASE_URL`, ...).
+
+For each PR it prints: summarized or not, seconds, LLM calls, prompt and output tokens, the
+type against `reference`, the share of backticked names found in the PR, words per section,
+and any repeated sentence; then the totals. Run it twice with two models (or two settings) on
+your own repository's past days to compare them: `--fetch owner/repo --days ...` first writes
+those days' PRs to `--data` through GitHub (GITHUB_TOKEN), in the same format.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bot.bootstrap import build_service  # noqa: E402
+from bot.day_window import day_window  # noqa: E402
+from bot.models import DigestEntry, PullRequest  # noqa: E402
+from bot.settings import Settings  # noqa: E402
+from bot.store import Store  # noqa: E402
+from summarizer.claims import backticked_names, check_names  # noqa: E402
+from summarizer.repetition import find_repetition  # noqa: E402
+from tests.fakes.github import FakeFile, FakeGitHub, FakePR  # noqa: E402
+
+TZ = "America/Los_Angeles"  # the dev days are Pacific-time days, as the real reports are
+REFERENCE_KEYS = ("what_changed_and_why", "technical_impact", "potential_risks", "key_insights")
+
+
+@dataclass
+class PRResult:
+    number: int
+    title: str
+    ok: bool
+    error: str
+    seconds: float
+    calls: int
+    prompt_tokens: int
+    output_tokens: int
+    change_type: str
+    reference_type: str | None
+    names: int
+    grounded: int
+    words: list[int]
+    repeated: str
+
+    @property
+    def type_agrees(self) -> bool | None:
+        if not self.ok or not self.reference_type:
+            return None
+        return self.change_type == self.reference_type
+
+
+def load_days(path: Path, days: list[str] | None) -> dict[str, list[dict]]:
+    by_day: dict[str, list[dict]] = defaultdict(list)
+    with path.open() as f:
+        for line in f:
+            if line.strip():
+                row = json.loads(line)
+                by_day[row["report_day"]].append(row)
+    if days:
+        missing = [d for d in days if d not in by_day]
+        if missing:
+            raise SystemExit(f"no PRs for {', '.join(missing)} in {path}")
+        return {d: by_day[d] for d in days}
+    return dict(sorted(by_day.items()))
+
+
+def fake_pr(row: dict) -> FakePR:
+    files = [
+        FakeFile(
+            f["filename"],
+            status=f.get("status", "modified"),
+            additions=f.get("additions"),
+            deletions=f.get("deletions"),
+            patch=f.get("patch"),
+            previous_filename=f.get("previous_filename"),
+        )
+        for f in row["files"]
+    ]
+    return FakePR(
+        number=row["number"],
+        title=row["title"],
+        author=row.get("user") or "unknown",
+        merged_by=row.get("merged_by"),
+        merged_at=datetime.fromisoformat(row["merged_at"].replace("Z", "+00:00")),
+        merge_commit_sha=row.get("merge_commit_sha") or "",
+        body=row.get("body") or "",
+        files=files,
+    )
+
+
+def settings_for(github: FakeGitHub, db: Path) -> Settings:
+    env = {k: v for k, v in os.environ.items() if k.startswith(("OPENAI_", "PRDIGEST_"))}
+    env |= {"GITHUB_TOKEN": "bench", "GITHUB_API_URL": github.url, "PRDIGEST_DB": str(db)}
+    return Settings.from_env(env)
+
+
+def measure(entry: DigestEntry, calls: list[dict], row: dict) -> PRResult:
+    pr = entry.pr
+    reference = (row.get("reference") or {}).get("type")
+    summary = entry.summary
+    names = grounded = 0
+    words: list[int] = []
+    repeated = ""
+    if summary is not None:
+        claims = backticked_names(summary.sections)
+        names, grounded = len(claims), len(claims) - len(check_names(claims, pr))
+        words = [len(text.split()) for _, text in summary.sections.items()]
+        found = find_repetition(summary.sections)
+        repeated = str(found) if found else ""
+    return PRResult(
+        number=pr.number,
+        title=row["title"],
+        ok=summary is not None,
+        error=entry.error or "",
+        seconds=sum(c["duration_ms"] for c in calls) / 1000,
+        calls=len(calls),
+        prompt_tokens=sum(c["prompt_tokens"] or 0 for c in calls),
+        output_tokens=sum(c["completion_tokens"] or 0 for c in calls),
+        change_type=summary.change_type.value if summary else "",
+        reference_type=reference,
+        names=names,
+        grounded=grounded,
+        words=words,
+        repeated=repeated,
+    )
+
+
+async def run_day(
+    day: str, rows: list[dict], settings: Settings, store: Store, github: FakeGitHub
+) -> tuple[list[PRResult], float]:
+    repo = "vllm-project/vllm"
+    github.add_prs(repo, [fake_pr(row) for row in rows])
+    service = build_service(settings, store)
+    started = time.perf_counter()
+
+    def progress(done: int, total: int) -> None:
+        print(f"  {day}: {done} of {total} PRs done", file=sys.stderr, flush=True)
+
+    try:
+        digest = await service.digest(
+            repo, day_window(date.fromisoformat(day), TZ), progress=progress
+        )
+    finally:
+        await service.aclose()
+    wall = time.perf_counter() - started
+    by_number = {row["number"]: row for row in rows}
+    results = []
+    for entry in digest.entries:
+        calls = list(store.db["llm_calls"].rows_where("number = ?", [entry.pr.number]))
+        results.append(measure(entry, calls, by_number[entry.pr.number]))
+    return results, wall
+
+
+def print_pr(r: PRResult) -> None:
+    agrees = {True: "=", False: "≠", None: " "}[r.type_agrees]
+    kind = f"{r.change_type or '-':11} {agrees} {r.reference_type or '':11}"
+    names = f"{r.grounded}/{r.names}" if r.names else "-"
+    words = "/".join(map(str, r.words)) or "-"
+    status = "ok  " if r.ok else "FAIL"
+    line = (
+        f"#{r.number:<6} {status} {r.seconds:6.1f}s {r.calls} calls {r.prompt_tokens:6} in "
+        f"{r.output_tokens:5} out  {kind} names {names:6} words {words:15}"
+    )
+    print(line + (f"  REPEATS: {r.repeated}" if r.repeated else ""))
+    if not r.ok:
+        print(f"         {r.error}")
+
+
+def print_totals(results: list[PRResult], wall: float) -> None:
+    n = len(results)
+    done = [r for r in results if r.ok]
+    typed = [r for r in results if r.type_agrees is not None]
+    names = sum(r.names for r in done)
+    seconds = [r.seconds for r in results]
+    words = [w for r in done for w in r.words]
+    print()
+    print(f"PRs:                     {n}")
+    print(f"summarized:              {len(done)} of {n}")
+    print(f"with a repeated sentence: {sum(1 for r in done if r.repeated)}")
+    if typed:
+        agree = sum(1 for r in typed if r.type_agrees)
+        print(f"type agrees:             {agree} of {len(typed)} ({agree / len(typed):.0%})")
+    if names:
+        grounded = sum(r.grounded for r in done)
+        print(f"backticked names found:  {grounded} of {names} ({grounded / names:.1%})")
+    if seconds:
+        print(
+            f"seconds a PR:            median {statistics.median(seconds):.1f}, "
+            f"max {max(seconds):.1f}"
+        )
+    print(f"LLM calls:               {sum(r.calls for r in results)} ({n} PRs)")
+    print(
+        f"tokens:                  {sum(r.prompt_tokens for r in results)} in, "
+        f"{sum(r.output_tokens for r in results)} out"
+    )
+    if words:
+        print(
+            f"words a section:         median {statistics.median(words):.0f}, "
+            f"min {min(words)}, max {max(words)}"
+        )
+    print(f"wall time:               {wall / 60:.1f} min")
+
+
+async def fetch_days(repo: str, days: list[str], out: Path) -> None:
+    """Write `days` of `repo` as benchmark data, through GitHub and prdigest's own fetcher."""
+    settings = Settings.from_env(dict(os.environ))
+    service = build_service(settings, Store(Path(tempfile.mkdtemp()) / "fetch.db"))
+    with out.open("w") as f:
+        for day in days:
+            info = await asyncio.to_thread(service.source.repository, repo)
+            window = day_window(date.fromisoformat(day), settings.timezone)
+            for number in await asyncio.to_thread(service.source.merged_numbers, info, window):
+                pr = await service.pull_request(info.full_name, number)
+                f.write(json.dumps(as_row(pr, day)) + "\n")
+            print(f"{day}: written", file=sys.stderr)
+
+
+def as_row(pr: PullRequest, day: str) -> dict:
+    return {
+        "report_day": day,
+        "number": pr.number,
+        "title": pr.title,
+        "html_url": pr.url,
+        "user": pr.author,
+        "merged_by": pr.merged_by,
+        "merged_at": pr.merged_at.isoformat().replace("+00:00", "Z") if pr.merged_at else None,
+        "merge_commit_sha": pr.merge_commit_sha,
+        "body": pr.body,
+        "files": [
+            {
+                "filename": f.filename,
+                "status": f.status,
+                "additions": f.additions,
+                "deletions": f.deletions,
+                "patch": f.patch,
+                "previous_filename": f.previous_filename,
+            }
+            for f in pr.files
+        ],
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, required=True, help="the PRs, one JSON a line")
+    parser.add_argument("--days", help="comma-separated report days (default: every day)")
+    parser.add_argument("--limit", type=int, help="only the first N PRs of each day")
+    parser.add_argument("--numbers", help="only these PRs (comma-separated numbers)")
+    parser.add_argument("--db", type=Path, help="keep the store here (default: a temporary one)")
+    parser.add_argument("--fetch", metavar="OWNER/REPO", help="first write --days to --data")
+    args = parser.parse_args()
+    days = [d.strip() for d in args.days.split(",")] if args.days else None
+    if args.fetch:
+        if not days:
+            raise SystemExit("--fetch needs --days")
+        asyncio.run(fetch_days(args.fetch, days, args.data))
+    db = args.db or Path(tempfile.mkdtemp(prefix="prdigest-quality-")) / "quality.db"
+    everything: list[PRResult] = []
+    total_wall = 0.0
+    with FakeGitHub() as github:
+        github.add_repo("vllm-project/vllm")
+        settings = settings_for(github, db)
+        store = Store(db)
+        for day, rows in load_days(args.data, days).items():
+            if args.numbers:
+                wanted = {int(n) for n in args.numbers.split(",")}
+                rows = [row for row in rows if row["number"] in wanted]
+            rows = rows[: args.limit] if args.limit else rows
+            print(
+                f"== {day}: {len(rows)} PRs, model {settings.model if settings.llm_configured else 'built-in'}"
+            )
+            results, wall = asyncio.run(run_day(day, rows, settings, store, github))
+            for r in results:
+                print_pr(r)
+            print_totals(results, wall)
+            everything += results
+            total_wall += wall
+    if len(everything) > len(results):
+        print("\n== all days")
+        print_totals(everything, total_wall)
+
+
+if __name__ == "__main__":
+    main()
