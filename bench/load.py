@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.settings import Settings  # noqa: E402
-from bot.store import Store  # noqa: E402
+from bot.core.settings import Settings  # noqa: E402
+from bot.store.store import Store  # noqa: E402
 from tests.conftest import make_pr  # noqa: E402
 from tests.fakes.github import FakeGitHub  # noqa: E402
 from tests.fakes.openai_api import FakeOpenAI  # noqa: E402

@@ -12,10 +12,10 @@ from pathlib import Path
 
 from openai import AsyncOpenAI
 
-from bot.errors import ConfigurationError
-from bot.models import PRSummary, PullRequest
-from bot.settings import Settings
-from summarizer.base import CallLog, Revision, SummaryResult
+from bot.core.errors import ConfigurationError
+from bot.core.llm_settings import LLMSettings
+from bot.core.models import PRSummary, PullRequest
+from bot.ports.summarizer import CallLog, Revision, SummaryResult
 from summarizer.openai_summarizer import OpenAISummarizer
 from summarizer.prompt import PROMPT_VERSION, PromptBudget
 
@@ -37,7 +37,7 @@ class LocalSummarizer:
 
     concurrency = 1  # llama.cpp here serves one request at a time (n_parallel=1)
 
-    def __init__(self, settings: Settings, call_log: CallLog | None = None):
+    def __init__(self, settings: LLMSettings, call_log: CallLog | None = None):
         from summarizer.model_assembly import MODEL_NAME
 
         self.settings = settings

@@ -9,9 +9,9 @@ import time
 import openai
 from openai import AsyncOpenAI
 
-from bot.logs import mask
-from bot.models import ChangeType, PRSummary, PullRequest, SummarySections, Usage
-from summarizer.base import CallLog, LLMCall, Revision, SummarizeError, SummaryResult
+from bot.core.logs import mask
+from bot.core.models import ChangeType, PRSummary, PullRequest, SummarySections, Usage
+from bot.ports.summarizer import CallLog, LLMCall, Revision, SummarizeError, SummaryResult
 from summarizer.claims import ClaimCheck, check_claims
 from summarizer.prompt import (
     PROMPT_VERSION,
@@ -19,7 +19,6 @@ from summarizer.prompt import (
     BuiltPrompt,
     PromptBudget,
     build_prompt,
-    scrub_sections,
 )
 from summarizer.schema import (
     RESPONSE_FORMAT_OBJECT,
@@ -195,7 +194,6 @@ class OpenAISummarizer:
             change_type, sections, changed, note = parse_revision(content)
         except (InvalidAnswer, ValueError) as exc:
             raise SummarizeError(f"the revision answer was invalid ({exc})") from None
-        sections = scrub_sections(sections, pr)  # as DigestService does for first summaries
         check = check_claims(sections, pr)
         result = _result(prompt, change_type, sections, usage, check)
         same = sections == current.sections and change_type == current.change_type

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from bot.models import ChangeType, SummarySections
+from bot.core.models import ChangeType, SummarySections
 
 SECTION_KEYS = ("what_changed", "technical_impact", "potential_risks", "key_insights")
 

@@ -18,22 +18,18 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.bootstrap import build_service
-from bot.chat_posting import DigestPoster, Posted
-from bot.day_window import day_window
-from bot.errors import ConfigurationError
-from bot.lease import Lease
-from bot.models import Digest, DigestEntry, PullRequest, Subscription
-from bot.scheduler import DigestScheduler, post_once
-from bot.settings import Settings
-from bot.store import Store
-from bot.subscriptions import (
-    StaticSubscriptions,
-    Subscriptions,
-    SubscriptionStore,
-    digest_day,
-    latest_post,
-)
+from bot.app.compose import build_service
+from bot.chat.posting import DigestPoster, Posted
+from bot.core.day_window import day_window
+from bot.core.errors import ConfigurationError
+from bot.core.models import Digest, DigestEntry, PullRequest, Subscription
+from bot.core.post_times import digest_day, latest_post
+from bot.core.settings import Settings
+from bot.schedule.scheduler import DigestScheduler, post_once
+from bot.schedule.subscriptions import StaticSubscriptions, Subscriptions
+from bot.store.lease import Lease
+from bot.store.store import Store
+from bot.store.subscriptions import SubscriptionStore
 from tests.conftest import REPO, make_pr
 
 PACIFIC = ZoneInfo("America/Los_Angeles")

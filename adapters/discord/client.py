@@ -11,34 +11,35 @@ import asyncio
 import logging
 from collections.abc import Callable, Coroutine
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
-import yarl
 from discord import app_commands
 
 from adapters.discord import render
-from adapters.discord.transport import NO_MENTIONS, DiscordTransport
-from bot.chat_commands import ChatCommands, PRRequest, SubscriptionCommand, error_text
-from bot.chat_posting import DigestPoster, PostOutcome, post_zone
-from bot.day_window import zone
-from bot.digest import DigestService
-from bot.errors import ConfigurationError, PRDigestError
-from bot.flag_loop import FlagLoop
-from bot.flags import EMOJI_NAMES, FlagService
-from bot.models import Digest, DigestEntry, Flag, PostRecord
-from bot.revisions import RevisionOutcome, RevisionService
-from bot.settings import Settings
-from bot.store import Store
-
-if TYPE_CHECKING:
-    from bot.scheduler import DigestScheduler
+from adapters.discord.transport import (
+    NO_MENTIONS,
+    DiscordTransport,
+    apply_endpoints,
+)
+from bot.chat.commands import ChatCommands, PRRequest, SubscriptionCommand, error_text
+from bot.chat.flag_loop import FlagLoop
+from bot.chat.flags import EMOJI_NAMES, FlagService
+from bot.chat.posting import DigestPoster, PostOutcome, post_zone
+from bot.chat.revisions import RevisionOutcome, RevisionService
+from bot.chat.subscribe import handle_subscription_command
+from bot.core.day_window import zone
+from bot.core.errors import ConfigurationError, PRDigestError
+from bot.core.models import Digest, DigestEntry, Flag, Platform, PostRecord
+from bot.core.settings import Settings
+from bot.digest.service import DigestService
+from bot.ports.schedule import ScheduleControl
+from bot.store.store import Store
+from bot.store.subscriptions import SubscriptionStore
 
 log = logging.getLogger(__name__)
 
-PLATFORM = "discord"
-DEFAULT_API_URL = "https://discord.com/api/v10"
-DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg/"
+PLATFORM = Platform.DISCORD
 THREAD_TYPES = (
     discord.ChannelType.public_thread,
     discord.ChannelType.private_thread,
@@ -55,18 +56,6 @@ POSTING_PERMISSIONS = (
     "read_message_history",
 )
 SHUTDOWN_GRACE = 5.0  # seconds a closing bot lets a re-check in flight finish before cancelling
-
-
-def apply_endpoints(settings: Settings) -> None:
-    """Point discord.py at DISCORD_API_URL / DISCORD_GATEWAY_URL (Discord's own by default).
-
-    discord.py has no setting for this; these two class attributes are where it reads the
-    REST base and the gateway, which is why pyproject pins discord.py's minor version.
-    Always assigned, so one process (or one test run) never keeps a previous value.
-    """
-    discord.http.Route.BASE = (settings.discord_api_url or DEFAULT_API_URL).rstrip("/")
-    gateway = settings.discord_gateway_url or DEFAULT_GATEWAY_URL
-    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway)
 
 
 def digest_text(day: str | None, repo: str | None) -> str:
@@ -127,7 +116,7 @@ class DiscordBot(discord.Client):
         *,
         commands: ChatCommands | None = None,
         flags: FlagService | None = None,
-        scheduler: DigestScheduler | None = None,
+        scheduler: ScheduleControl | None = None,
         guild_ready_timeout: float = 2.0,
     ) -> None:
         """`scheduler`, when the process runs one, serves `/digest subscribe` and friends;
@@ -324,8 +313,6 @@ class DiscordBot(discord.Client):
             return await self._error(
                 interaction, "Daily digests are not scheduled by this process."
             )
-        from bot.subscriptions import SubscriptionStore, handle_subscription_command
-
         # The interaction says what the bot may do in this channel: a digest needs all of it.
         allowed = interaction.app_permissions
         can_post = all(getattr(allowed, name) for name in POSTING_PERMISSIONS)
@@ -592,7 +579,7 @@ async def run_discord(
     *,
     commands: ChatCommands | None = None,
     flags: FlagService | None = None,
-    scheduler: DigestScheduler | None = None,
+    scheduler: ScheduleControl | None = None,
     started: Callable[[DiscordBot], None] | None = None,
     bot: DiscordBot | None = None,
 ) -> None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import tzinfo
 from typing import Any
 
-from bot.models import ChangeType, Digest, DigestEntry
+from bot.core.models import ChangeType, Digest, DigestEntry
 
 MAX_CONTENT = 2000
 MAX_TITLE = 256

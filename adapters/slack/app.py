@@ -14,7 +14,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from datetime import tzinfo
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from slack_bolt.app.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError
@@ -23,26 +23,26 @@ from slack_sdk.web.async_client import AsyncWebClient
 from adapters.slack import render
 from adapters.slack.render import SlackMessage, escape
 from adapters.slack.transport import PLATFORM, SlackTransport, make_client
-from bot.chat_commands import (
+from bot.chat.commands import (
     ChatCommands,
     DigestRequest,
     PRRequest,
     SubscriptionCommand,
     error_text,
 )
-from bot.chat_posting import DigestPoster, post_zone
-from bot.day_window import zone
-from bot.digest import DigestService
-from bot.errors import ConfigurationError, PRDigestError
-from bot.flag_loop import FlagLoop
-from bot.flags import FlagService
-from bot.models import DigestEntry, Flag, PostRecord, PRSummary
-from bot.revisions import RevisionOutcome, RevisionService
-from bot.settings import Settings
-from bot.store import Store
-
-if TYPE_CHECKING:
-    from bot.scheduler import DigestScheduler
+from bot.chat.flag_loop import FlagLoop
+from bot.chat.flags import FlagService
+from bot.chat.posting import DigestPoster, post_zone
+from bot.chat.revisions import RevisionOutcome, RevisionService
+from bot.chat.subscribe import handle_subscription_command
+from bot.core.day_window import zone
+from bot.core.errors import ConfigurationError, PRDigestError
+from bot.core.models import DigestEntry, Flag, PostRecord, PRSummary
+from bot.core.settings import Settings
+from bot.digest.service import DigestService
+from bot.ports.schedule import ScheduleControl
+from bot.store.store import Store
+from bot.store.subscriptions import SubscriptionStore
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +90,7 @@ class SlackBot:
         *,
         client: AsyncWebClient | None = None,
         pace: float | None = None,
-        scheduler: DigestScheduler | None = None,
+        scheduler: ScheduleControl | None = None,
     ):
         """`scheduler`, when the process runs one, serves `/digest subscribe` and friends;
         it may also be set after construction (it needs `self.poster` to be built)."""
@@ -244,8 +244,6 @@ class SlackBot:
     async def _subscription(
         self, channel: str, user: str, request: SubscriptionCommand, respond: Respond
     ) -> None:
-        from bot.subscriptions import SubscriptionStore, handle_subscription_command
-
         # Anyone can type a slash command in any channel; a digest can only be posted
         # where the bot is a member.
         member = request.action != "subscribe" or await self.transport.is_member(channel)

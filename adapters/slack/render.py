@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from datetime import tzinfo
 from typing import Any
 
-from bot.models import ChangeType, Digest, DigestEntry, PullRequest
-from bot.render_markdown import UNKNOWN_TYPE, merged_time
+from bot.core.models import ChangeType, Digest, DigestEntry, PullRequest
+from bot.digest.render_markdown import UNKNOWN_TYPE, merged_time
 
 MAX_BLOCKS = 50
 MAX_SECTION_TEXT = 3000

@@ -1,0 +1,91 @@
+"""The `subscriptions` and `subscription_starts` tables: chat subscriptions, and when the
+scheduler first saw each one."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from bot.core.clock import utcnow
+from bot.core.models import Subscription, TrivialStyle
+from bot.core.post_times import subscription_key
+from bot.store.store import Store
+
+
+class SubscriptionStore:
+    """Chat subscriptions in `store.db`, and when the scheduler first saw each subscription."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        self.db = store.db
+
+    def add(self, sub: Subscription, *, created_by: str | None = None) -> tuple[Subscription, bool]:
+        """Save a subscription; (saved, True) when new, (saved, False) when its time changed."""
+        existing = self.get(sub.platform, sub.channel, sub.repo)
+        row = {
+            "platform": sub.platform,
+            "channel": sub.channel,
+            "repo": sub.repo,
+            "post_time": sub.post_time,
+            "tz_name": sub.tz_name,
+            "display_name": sub.display_name,
+            "trivial_style": sub.trivial_style,
+        }
+        if existing is not None:
+            self.db["subscriptions"].update(existing.id, row)
+            return self._get_by_id(existing.id), False
+        row |= {"created_by": created_by, "created_at": utcnow().isoformat()}
+        return self._get_by_id(self.db["subscriptions"].insert(row).last_pk), True
+
+    def remove(self, platform: str, channel: str, repo: str) -> Subscription | None:
+        existing = self.get(platform, channel, repo)
+        if existing is None:
+            return None
+        with self.db.atomic():
+            self.db["subscriptions"].delete(existing.id)
+            # Subscribing again later starts afresh: no catch-up of the days in between.
+            self.db["subscription_starts"].delete_where("key = ?", [subscription_key(existing)])
+        return existing
+
+    def get(self, platform: str, channel: str, repo: str) -> Subscription | None:
+        rows = list(
+            self.db["subscriptions"].rows_where(
+                "platform = ? AND channel = ? AND repo = ? COLLATE NOCASE",
+                [platform, channel, repo],
+                limit=1,
+            )
+        )
+        return self._sub(rows[0]) if rows else None
+
+    def list(self, platform: str, channel: str) -> list[Subscription]:
+        return [
+            self._sub(row)
+            for row in self.db["subscriptions"].rows_where(
+                "platform = ? AND channel = ?", [platform, channel], order_by="repo"
+            )
+        ]
+
+    def all(self) -> list[Subscription]:
+        return [self._sub(row) for row in self.db["subscriptions"].rows_where(order_by="id")]
+
+    def first_seen(self, sub: Subscription, now: datetime) -> datetime:
+        """When the scheduler first saw `sub` (recording `now` the first time it is asked)."""
+        key = subscription_key(sub)
+        table = self.db["subscription_starts"]
+        table.insert({"key": key, "first_seen": now.astimezone(UTC).isoformat()}, ignore=True)
+        return datetime.fromisoformat(table.get(key)["first_seen"])
+
+    def _get_by_id(self, row_id: int) -> Subscription:
+        return self._sub(self.db["subscriptions"].get(row_id))
+
+    @staticmethod
+    def _sub(row: dict) -> Subscription:
+        return Subscription(
+            id=row["id"],
+            repo=row["repo"],
+            platform=row["platform"],
+            channel=row["channel"],
+            post_time=row["post_time"],
+            tz_name=row["tz_name"],
+            display_name=row["display_name"],
+            trivial_style=TrivialStyle(row["trivial_style"] or TrivialStyle.FULL),
+        )
