@@ -61,42 +61,61 @@ def test_no_import_cycle_between_files():
     assert cycles(graph) == []
 
 
+def imports(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, top-level package) of every import in `tree`."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.append((node.lineno, node.module.split(".")[0]))
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name.split(".")[0]) for alias in node.names]
+    return found
+
+
 def test_no_import_of_the_project_hidden_inside_a_function():
     hidden = []
     for path in python_files(*PACKAGES):
+        own = path.relative_to(ROOT).parts[0]
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                continue
-            for inner in ast.walk(node):
-                if isinstance(inner, ast.ImportFrom) and inner.module:
-                    names = [inner.module]
-                elif isinstance(inner, ast.Import):
-                    names = [alias.name for alias in inner.names]
-                else:
-                    continue
-                own_package = path.relative_to(ROOT).parts[0]
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 hidden += [
-                    f"{path.relative_to(ROOT)}:{inner.lineno} {name}"
-                    for name in names
-                    if name.split(".")[0] in ("bot", "adapters")
-                    or (name.split(".")[0] in PACKAGES and name.split(".")[0] != own_package)
+                    f"{path.relative_to(ROOT)}:{line} {top}"
+                    for line, top in imports(node)
+                    if top in ("bot", "adapters") or (top in PACKAGES and top != own)
                 ]
     assert hidden == []
 
 
 def test_only_adapters_import_a_chat_library():
-    outside = []
-    for path in python_files("bot", "summarizer"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module]
-            elif isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            else:
-                continue
-            outside += [
-                f"{path.relative_to(ROOT)}:{node.lineno}"
-                for name in names
-                if name.split(".")[0] in CHAT_LIBRARIES
-            ]
+    outside = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for path in python_files("bot", "summarizer")
+        for line, top in imports(ast.parse(path.read_text(encoding="utf-8")))
+        if top in CHAT_LIBRARIES
+    ]
     assert outside == []
+
+
+def test_adapters_never_write_the_posts_table():
+    """Every write of the posts table goes through `bot.chat.posting.DigestPoster`."""
+    writes = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in python_files("adapters")
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if any(call in line for call in ("begin_post(", "complete_post(", "PostRecord("))
+    ]
+    assert writes == []
+
+
+def test_one_place_makes_each_platform_bot():
+    """The composition root builds the bots through each adapter's one factory."""
+    makers = {
+        f"{path.relative_to(ROOT)}"
+        for path in python_files(*PACKAGES)
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if "SlackBot(" in line or "DiscordBot(" in line
+        if not line.lstrip().startswith("class ")
+    }
+    assert makers == {"adapters/slack/app.py", "adapters/discord/client.py"}
+    registry = (ROOT / "bot" / "app" / "platforms.py").read_text(encoding="utf-8")
+    assert "create_slack_bot(" in registry and "create_discord_bot(" in registry

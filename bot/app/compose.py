@@ -1,5 +1,6 @@
 """The composition root: the one place that builds the store, the GitHub source, the
-summarizer, the platforms present in the settings and the scheduler, and wires them."""
+summarizer, the chat core, the platforms present in the settings and the scheduler, and
+wires them."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.app.platforms import REGISTRY, PlatformEntry
+from bot.chat.core import ChatCore
 from bot.chat.posting import DigestPoster
 from bot.core.errors import ConfigurationError
 from bot.core.models import Platform
@@ -57,13 +59,14 @@ def build_service(settings: Settings, store: Store | None = None) -> DigestServi
 
 @dataclass
 class App:
-    """Everything `prdigest run` runs: one store and service, the configured platforms' bots
-    (each with its poster), and the scheduler over those posters."""
+    """Everything `prdigest run` runs: one store and service, one chat core, the configured
+    platforms' bots over it (each with its poster), and the scheduler over those posters."""
 
     settings: Settings
     store: Store
     service: DigestService
     scheduler: DigestScheduler
+    core: ChatCore
     bots: dict[Platform, Any] = field(default_factory=dict)
 
     def entries(self) -> list[tuple[PlatformEntry, Any]]:
@@ -91,9 +94,10 @@ def build_app(settings: Settings) -> App:
         settings,
         lease=Lease(store, "scheduler"),
     )
-    app = App(settings, store, service, scheduler)
+    core = ChatCore(settings, service, store, scheduler=scheduler)
+    app = App(settings, store, service, scheduler, core)
     for entry in entries:
-        bot = entry.build(settings, service, store, scheduler)
+        bot = entry.build(settings, service, store, core)
         app.bots[entry.platform] = bot
         posters[entry.platform] = bot.poster
     return app
@@ -104,5 +108,10 @@ async def one_poster(
     platform: Platform, settings: Settings, service: DigestService, store: Store
 ) -> AsyncIterator[DigestPoster]:
     """The platform's poster for one `prdigest post`: Web API or REST only, no live connection."""
-    async with REGISTRY[platform].poster(settings, service, store) as poster:
-        yield poster
+    entry = REGISTRY[platform]
+    bot = entry.build(settings, service, store, ChatCore(settings, service, store))
+    try:
+        await entry.connect(bot, settings)
+        yield bot.poster
+    finally:
+        await entry.close(bot)

@@ -7,19 +7,19 @@ one more entry here; nothing else in the core changes.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
-from adapters.discord.client import DiscordBot, run_discord
-from adapters.slack.app import SlackBot, run_slack
-from bot.chat.posting import DigestPoster
+from adapters.discord.client import create_bot as create_discord_bot
+from adapters.discord.client import run_discord
+from adapters.slack.app import create_bot as create_slack_bot
+from adapters.slack.app import run_slack
+from bot.chat.core import ChatCore
 from bot.core.errors import ConfigurationError
 from bot.core.models import Platform
 from bot.core.settings import Settings
 from bot.digest.service import DigestService
-from bot.ports.schedule import ScheduleControl
 from bot.store.store import Store
 
 Started = Callable[[Any], None]
@@ -35,80 +35,69 @@ class RunOptions:
 
 @dataclass(frozen=True)
 class PlatformEntry:
+    """One chat platform: when it is configured, and how its bot is built (over the shared
+    chat core), run until cancelled, connected for a single post, and closed."""
+
     platform: Platform
     configured: Callable[[Settings], bool]
-    build: Callable[[Settings, DigestService, Store, ScheduleControl | None], Any]
+    build: Callable[[Settings, DigestService, Store, ChatCore], Any]
     run: Callable[[Any, Settings, RunOptions, Started], Coroutine[Any, Any, None]]
-    poster: Callable[[Settings, DigestService, Store], contextlib.AbstractAsyncContextManager]
+    connect: Callable[[Any, Settings], Coroutine[Any, Any, None]]  # REST only, for one post
+    close: Callable[[Any], Coroutine[Any, Any, None]]
 
 
 # -- Slack -------------------------------------------------------------------------------------
 
 
-def _slack_bot(
-    settings: Settings, service: DigestService, store: Store, scheduler: ScheduleControl | None
-) -> SlackBot:
-    return SlackBot(settings, service, store, scheduler=scheduler)
+def _slack_bot(settings: Settings, service: DigestService, store: Store, core: ChatCore) -> Any:
+    if not settings.slack_bot_token:
+        raise ConfigurationError("SLACK_BOT_TOKEN is not set (the bot token, xoxb-...)")
+    return create_slack_bot(settings, service, store, core=core)
 
 
-async def _run_slack(bot: SlackBot, settings: Settings, options: RunOptions, started: Started):
+async def _run_slack(bot: Any, settings: Settings, options: RunOptions, started: Started):
     await run_slack(
         settings, bot.service, bot.store, http=options.http, port=options.port, bot=bot,
         started=started,
     )  # fmt: skip
 
 
-@contextlib.asynccontextmanager
-async def _slack_poster(
-    settings: Settings, service: DigestService, store: Store
-) -> AsyncIterator[DigestPoster]:
-    if not settings.slack_bot_token:
-        raise ConfigurationError("SLACK_BOT_TOKEN is not set (the bot token, xoxb-...)")
-    bot = SlackBot(settings, service, store)
-    try:
-        yield bot.poster
-    finally:
-        await bot.aclose()
+async def _connect_slack(bot: Any, settings: Settings) -> None:
+    """The Web API needs no connection of its own."""
+
+
+async def _close_slack(bot: Any) -> None:
+    await bot.aclose()
 
 
 # -- Discord -----------------------------------------------------------------------------------
 
 
-def _discord_bot(
-    settings: Settings, service: DigestService, store: Store, scheduler: ScheduleControl | None
-) -> DiscordBot:
-    return DiscordBot(settings, service, store, scheduler=scheduler)
+def _discord_bot(settings: Settings, service: DigestService, store: Store, core: ChatCore) -> Any:
+    return create_discord_bot(settings, service, store, core=core)
 
 
-async def _run_discord(bot: DiscordBot, settings: Settings, options: RunOptions, started: Started):
+async def _run_discord(bot: Any, settings: Settings, options: RunOptions, started: Started):
     await run_discord(settings, bot.service, bot.store, bot=bot, started=started)
 
 
-@contextlib.asynccontextmanager
-async def _discord_poster(
-    settings: Settings, service: DigestService, store: Store
-) -> AsyncIterator[DigestPoster]:
-    bot = DiscordBot(settings, service, store)
-    try:
-        await bot.login(settings.discord_bot_token or "")
-        yield bot.poster
-    finally:
-        await bot.close()
+async def _connect_discord(bot: Any, settings: Settings) -> None:
+    await bot.login(settings.discord_bot_token or "")
 
 
+async def _close_discord(bot: Any) -> None:
+    await bot.close()
+
+
+def _has(token: str) -> Callable[[Settings], bool]:
+    return lambda settings: bool(getattr(settings, token))
+
+
+# (platform, configured, build, run, connect, close)
 REGISTRY: dict[Platform, PlatformEntry] = {
-    Platform.SLACK: PlatformEntry(
-        Platform.SLACK,
-        configured=lambda settings: bool(settings.slack_bot_token),
-        build=_slack_bot,
-        run=_run_slack,
-        poster=_slack_poster,
-    ),
-    Platform.DISCORD: PlatformEntry(
-        Platform.DISCORD,
-        configured=lambda settings: bool(settings.discord_bot_token),
-        build=_discord_bot,
-        run=_run_discord,
-        poster=_discord_poster,
-    ),
-}
+    entry.platform: entry
+    for entry in (
+        PlatformEntry(Platform.SLACK, _has("slack_bot_token"), _slack_bot, _run_slack, _connect_slack, _close_slack),
+        PlatformEntry(Platform.DISCORD, _has("discord_bot_token"), _discord_bot, _run_discord, _connect_discord, _close_discord),
+    )
+}  # fmt: skip

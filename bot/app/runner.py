@@ -105,6 +105,6 @@ async def _resume(app: App, platform: Platform) -> None:
     bot = app.bots[platform]
     try:
         await resume_unfinished(app.service, bot.poster)
-        await bot.flag_loop.resume(bot, platform)
+        await app.core.resume(bot.room, bot.answers)
     except Exception:  # noqa: BLE001 - the next /digest or scheduled run resumes it anyway
         log.warning("could not resume unfinished work", exc_info=True)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from bot.core.day_window import day_window, parse_day, parse_hhmm, zone
-from bot.core.errors import PRDigestError, UserInputError
+from bot.core.errors import UserInputError
 from bot.core.models import DayWindow, Digest, DigestEntry
 from bot.core.pr_ref import parse_pr_ref, parse_repo
 from bot.core.settings import Settings
@@ -230,10 +230,3 @@ class ChatCommands:
     async def summarize(self, request: PRRequest) -> DigestEntry:
         """Fetch and summarize; raises PRDigestError (not found, an issue) for the user."""
         return await self.service.pr_entry(request.repo, request.number)
-
-
-def error_text(exc: Exception) -> str:
-    """What a chat user is shown for an error: the sentence, never a traceback."""
-    if isinstance(exc, PRDigestError):
-        return str(exc)
-    return "Something went wrong on our side; the error was logged."

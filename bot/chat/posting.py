@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import date, timedelta, tzinfo
 
@@ -80,6 +81,54 @@ class DigestPoster:
         repeated /digest can answer without building anything."""
         parent = self.fully_posted(channel, repo, day, numbers)
         return self.transport.link(channel, _posted(parent)) if parent else None
+
+    # -- single messages: /prsummary answers and revisions ------------------------------------
+
+    async def send_recorded(
+        self,
+        kind: PostKind,
+        send: Callable[[], Awaitable[Posted]],
+        *,
+        channel: str,
+        repo: str,
+        pr_number: int,
+        summary_id: int | None,
+        day: str = "",
+        thread_id: str | None = None,
+        tz_name: str | None = None,
+    ) -> Posted:
+        """Send one message that can be flagged, recorded before (so a crash leaves a trace)
+        and completed after with its id; the send's error is raised, the record left open."""
+        record = self.store.begin_post(
+            PostRecord(
+                platform=self.platform, channel=channel, repo=repo, day=day,
+                pr_number=pr_number, message_id="", thread_id=thread_id,
+                summary_id=summary_id, tz_name=tz_name,
+            ),
+            kind,
+        )  # fmt: skip
+        posted = await send()
+        assert record.id is not None  # begin_post returns the stored row
+        self.store.complete_post(record.id, posted.message_id, posted.thread_id)
+        return posted
+
+    def record_sent(
+        self, kind: PostKind, posted: Posted, *, channel: str, repo: str, pr_number: int,
+        summary_id: int | None,
+    ) -> PostRecord:  # fmt: skip
+        """Record a summary message sent by other means (an interaction's answer, a Slack
+        response_url), so a flag reaction on it counts like one on a digest reply."""
+        record = self.store.begin_post(
+            PostRecord(
+                platform=self.platform, channel=channel, repo=repo, day="",
+                pr_number=pr_number, message_id="", summary_id=summary_id,
+            ),
+            kind,
+        )  # fmt: skip
+        assert record.id is not None
+        return self.store.complete_post(record.id, posted.message_id, posted.thread_id)
+
+    # -- digests ----------------------------------------------------------------------------
 
     async def post(self, channel: str, digest: Digest) -> PostOutcome:
         key = (channel, digest.repo, digest.window.day.isoformat())

@@ -9,6 +9,7 @@ import re
 from datetime import tzinfo
 
 from bot.core.models import Digest, DigestEntry, PullRequest
+from bot.digest.text import code_span, merged_time
 
 UNKNOWN_TYPE = "UNKNOWN"
 
@@ -110,22 +111,6 @@ def markdown_text(text: str) -> str:
     if "](" in value or depth or not balanced:
         value = value.replace("[", "\\[").replace("]", "\\]")
     return value
-
-
-def code_span(text: str) -> str:
-    """`text` as inline code, literally: a longer fence when it contains backticks."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    if not longest:
-        return f"`{text}`"
-    fence = "`" * (longest + 1)
-    return f"{fence} {text} {fence}"
-
-
-def merged_time(pr: PullRequest, tz: tzinfo | None) -> str:
-    if pr.merged_at is None:
-        return "unknown"
-    moment = pr.merged_at.astimezone(tz) if tz else pr.merged_at
-    return moment.strftime("%Y-%m-%d %H:%M:%S")
 
 
 def _profile(pr: PullRequest, login: str | None) -> str:

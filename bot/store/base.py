@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import sqlite3
 from datetime import UTC, datetime
+from typing import Any, TypeVar
 
 from sqlite_utils import Database
 
@@ -62,6 +64,20 @@ def or_default(value, default):
 
 def parse_time(moment: str | None) -> datetime | None:
     return datetime.fromisoformat(moment) if moment else None
+
+
+T = TypeVar("T")
+
+
+def from_row(cls: type[T], row: dict[str, Any], **values: Any) -> T:
+    """A dataclass from a row: each field from the column of its name (a column an older
+    database lacks leaves the field's default), except those given as `values`."""
+    columns = {
+        f.name: row[f.name]
+        for f in dataclasses.fields(cls)  # type: ignore[arg-type]
+        if f.name in row and f.name not in values
+    }
+    return cls(**columns, **values)
 
 
 class Tables:

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from bot.core.clock import utcnow
 from bot.core.models import Flag
-from bot.store.base import Tables, iso, parse_time
+from bot.store.base import Tables, from_row, iso, parse_time
 
 
 class FlagTables(Tables):
@@ -136,15 +136,4 @@ class FlagTables(Tables):
 
     @staticmethod
     def _flag(row: dict) -> Flag:
-        return Flag(
-            id=row["id"],
-            platform=row["platform"],
-            channel=row["channel"],
-            message_id=row["message_id"],
-            user=row["user"],
-            repo=row["repo"],
-            number=row["number"],
-            summary_id=row["summary_id"],
-            emoji=row["emoji"],
-            created_at=parse_time(row["created_at"]),
-        )
+        return from_row(Flag, row, created_at=parse_time(row["created_at"]))

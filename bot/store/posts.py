@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from bot.core.clock import utcnow
 from bot.core.models import PostKind, PostRecord
-from bot.store.base import Tables, iso
+from bot.store.base import Tables, from_row, iso
 
 
 class PostTables(Tables):
@@ -97,18 +97,7 @@ class PostTables(Tables):
 
     @staticmethod
     def _post(row: dict) -> PostRecord:
-        return PostRecord(
-            id=row["id"],
-            platform=row["platform"],
-            channel=row["channel"],
-            repo=row["repo"],
-            day=row["day"],
-            pr_number=row["pr_number"],
-            message_id=row["message_id"] or "",
-            thread_id=row["thread_id"],
-            summary_id=row["summary_id"],
-            tz_name=row.get("tz_name"),
-        )
+        return from_row(PostRecord, row, message_id=row["message_id"] or "")
 
     def unfinished_digests(self, platform: str, since_day: str) -> list[PostRecord]:
         """Digest parents (from `since_day` on) with a reply slot begun but never completed."""

@@ -6,7 +6,7 @@ import json
 
 from bot.core.clock import utcnow
 from bot.core.models import ChangedFile, DayWindow, PullRequest
-from bot.store.base import Tables, iso, parse_time
+from bot.store.base import Tables, from_row, iso, parse_time
 
 
 class PRTables(Tables):
@@ -57,32 +57,19 @@ class PRTables(Tables):
             return None
         row = rows[0]
         files = tuple(
-            ChangedFile(
-                filename=f["filename"],
-                status=f["status"],
-                additions=f["additions"] or 0,
-                deletions=f["deletions"] or 0,
-                patch=f["patch"],
-                previous_filename=f["previous_filename"],
-            )
+            from_row(ChangedFile, f, additions=f["additions"] or 0, deletions=f["deletions"] or 0)
             for f in self.db["pr_files"].rows_where(
                 "repo = ? AND number = ?", [repo, number], order_by="position"
             )
         )
-        return PullRequest(
-            repo=row["repo"],
-            number=row["number"],
-            title=row["title"],
-            url=row["url"],
-            author=row["author"],
-            state=row["state"],
+        return from_row(
+            PullRequest,
+            row,
             body=row["body"] or "",
             labels=tuple(json.loads(row["labels"] or "[]")),
-            merged_by=row["merged_by"],
             merged_at=parse_time(row["merged_at"]),
             base_ref=row["base_ref"] or "",
             head_sha=row["head_sha"] or "",
-            merge_commit_sha=row["merge_commit_sha"],
             files=files,
             html_base=row["html_base"] or "https://github.com",
         )

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from bot.core.clock import utcnow
 from bot.core.models import Subscription, TrivialStyle
 from bot.core.post_times import subscription_key
+from bot.store.base import from_row
 from bot.store.store import Store
 
 
@@ -79,13 +80,5 @@ class SubscriptionStore:
 
     @staticmethod
     def _sub(row: dict) -> Subscription:
-        return Subscription(
-            id=row["id"],
-            repo=row["repo"],
-            platform=row["platform"],
-            channel=row["channel"],
-            post_time=row["post_time"],
-            tz_name=row["tz_name"],
-            display_name=row["display_name"],
-            trivial_style=TrivialStyle(row["trivial_style"] or TrivialStyle.FULL),
-        )
+        style = TrivialStyle(row["trivial_style"] or TrivialStyle.FULL)
+        return from_row(Subscription, row, trivial_style=style)

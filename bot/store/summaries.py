@@ -6,7 +6,7 @@ import json
 
 from bot.core.clock import utcnow
 from bot.core.models import ChangeType, PRSummary, SummarySections, Usage
-from bot.store.base import Tables, iso, or_default, parse_time
+from bot.store.base import Tables, from_row, iso, or_default, parse_time
 
 
 class SummaryTables(Tables):
@@ -86,29 +86,17 @@ class SummaryTables(Tables):
 
     @staticmethod
     def _summary(row: dict) -> PRSummary:
-        return PRSummary(
-            id=row["id"],
-            repo=row["repo"],
-            number=row["number"],
-            revision_sha=row["revision_sha"],
-            prompt_version=row["prompt_version"],
-            model=row["model"],
-            revision=row["revision"],
+        sections = SummarySections(*(row[name] for name, _ in SummarySections.HEADINGS))
+        return from_row(
+            PRSummary,
+            row,
             change_type=ChangeType(row["change_type"]),
-            sections=SummarySections(
-                what_changed=row["what_changed"],
-                technical_impact=row["technical_impact"],
-                potential_risks=row["potential_risks"],
-                key_insights=row["key_insights"],
-            ),
-            files_covered=row["files_covered"],
-            files_total=row["files_total"],
+            sections=sections,
             usage=Usage(row["prompt_tokens"] or 0, row["completion_tokens"] or 0),
             created_at=parse_time(row["created_at"]),
             superseded=row["superseded_by"] is not None,
             grounded_fraction=or_default(row.get("grounded_fraction"), 1.0),
             unverified=tuple(json.loads(row.get("unverified") or "[]")),
-            change_note=row.get("change_note"),
         )
 
     def revised_version(self, summary_id: int) -> PRSummary | None:
