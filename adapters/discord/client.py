@@ -249,7 +249,7 @@ class DiscordBot(ChatBot, discord.Client):
         if self._ignored(payload, emoji):
             return
         channel = await self._record_channel(payload.channel_id, payload.message_id)
-        self.core.flag_removed(
+        await self.core.flag_removed(
             self.room, channel, str(payload.message_id), str(payload.user_id), emoji
         )
 
@@ -261,7 +261,7 @@ class DiscordBot(ChatBot, discord.Client):
         """The channel a message's post record names: a digest reply lives in the thread but
         is recorded under the channel the digest was posted to (the thread's parent)."""
         channel = str(channel_id)
-        if self.store.post_by_message(PLATFORM, channel, str(message_id)) is not None:
+        if await self.store.aio.post_by_message(PLATFORM, channel, str(message_id)) is not None:
             return channel
         thread = self.get_channel(channel_id)
         if thread is None:

@@ -155,10 +155,10 @@ class SlackBot(ChatBot):
     async def on_reaction_removed(self, event: dict[str, Any]) -> None:
         reaction = self._reaction(event)
         if reaction:
-            self.core.flag_removed(self.room, *reaction)
+            await self.core.flag_removed(self.room, *reaction)
 
     async def _flag(self, channel: str, ts: str, user: str, emoji: str) -> None:
-        if self.store.post_by_message(PLATFORM, channel, ts) is None:
+        if await self.store.aio.post_by_message(PLATFORM, channel, ts) is None:
             await self._adopt_answer(channel, ts)  # a /prsummary answer sent via response_url
         await self.core.flag_added(self.room, self.answers, channel, ts, user, emoji)
 
@@ -170,7 +170,7 @@ class SlackBot(ChatBot):
         if (channel, ts) in self._not_ours:
             return False
         async with self._adopt_lock:
-            if self.store.post_by_message(PLATFORM, channel, ts):
+            if await self.store.aio.post_by_message(PLATFORM, channel, ts):
                 return True
             try:
                 await self.transport.identify()
@@ -181,7 +181,9 @@ class SlackBot(ChatBot):
             payload = self.transport.payload_of(message or {}, render.PR_EVENT) or {}
             summary_id = payload.get("summary_id")
             summary = (
-                self.store.get_summary_by_id(summary_id) if isinstance(summary_id, int) else None
+                await self.store.aio.get_summary_by_id(summary_id)
+                if isinstance(summary_id, int)
+                else None
             )
             if summary is None or (summary.repo, summary.number) != (
                 payload.get("repo"),
@@ -189,7 +191,7 @@ class SlackBot(ChatBot):
             ):
                 self._not_ours.add((channel, ts))
                 return False
-            self.poster.record_sent(
+            await self.poster.record_sent(
                 PostKind.PRSUMMARY, Posted(ts), channel=channel, repo=summary.repo,
                 pr_number=summary.number, summary_id=summary.id,
             )  # fmt: skip
@@ -336,7 +338,7 @@ class SlackAnswers:
             url = await self.transport.permalink(
                 flag.channel, posted.message_id, thread_ts=posted.thread_id
             )
-            shown = self._as_posted(post, old, tz)
+            shown = await self.bot.store.aio.read(self._as_posted, post, old, tz)
             await self.transport.update(
                 flag.channel, flag.message_id, render.with_revision_notice(shown, url)
             )

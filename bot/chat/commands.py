@@ -189,13 +189,16 @@ class ChatCommands:
         self.user_limit.allow(user_key, cost=cost)
         self.channel_limit.allow(channel_key, cost=cost)
 
-    def digest_cost(self, request: DigestRequest) -> int:
+    async def digest_cost(self, request: DigestRequest) -> int:
         """The new summaries a `/digest` may cost, for `check_llm_budget(cost=...)`.
 
         0 when the day is listed and every PR in it is summarized already; else the PRs
         still to summarize; a day never listed counts as a user's whole minute (its size is
         only known after asking GitHub, which the 3-second acknowledgement cannot wait for).
         """
+        return await self.service.store.aio.read(self._digest_cost, request)
+
+    def _digest_cost(self, request: DigestRequest) -> int:
         whole_minute = max(1, self.settings.user_llm_per_minute)
         numbers = self.service.store.get_day(request.repo, request.window)
         if numbers is None:
@@ -223,9 +226,9 @@ class ChatCommands:
         self.check_access(request.repo, channel)
         return request
 
-    def cached(self, request: PRRequest) -> DigestEntry | None:
+    async def cached(self, request: PRRequest) -> DigestEntry | None:
         """An answer needing no call at all (not rate limited)."""
-        return self.service.cached_entry(request.repo, request.number)
+        return await self.service.find_cached(request.repo, request.number)
 
     async def summarize(self, request: PRRequest) -> DigestEntry:
         """Fetch and summarize; raises PRDigestError (not found, an issue) for the user."""

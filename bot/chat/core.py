@@ -87,13 +87,13 @@ class ChatCore:
         if refusal:
             return await reply.answer(refusal)
         day, tz_name = request.window.day.isoformat(), request.window.tz_name
-        link = self._already_posted(room, ask.channel, request)
+        link = await self.store.aio.read(self._already_posted, room, ask.channel, request)
         if link and await reply.already(request.repo, day, tz_name, link):
             return None
         try:
             # A digest costs the summaries it may still need (none for a day already
             # summarized, a whole minute's worth for a day never listed), not one unit.
-            cost = self.commands.digest_cost(request)
+            cost = await self.commands.digest_cost(request)
             self.commands.check_llm_budget(ask.user, ask.channel, cost=cost)
         except PRDigestError as exc:
             return await reply.answer(str(exc))
@@ -151,7 +151,7 @@ class ChatCore:
     async def prsummary(self, room: ChatRoom, ask: Ask, reply: SummaryReply) -> None:
         try:
             request = self.commands.pr_request(ask.text, ask.channel)
-            entry = self.commands.cached(request)
+            entry = await self.commands.cached(request)
             if entry is None:
                 self.commands.check_llm_budget(ask.user, ask.channel)
         except PRDigestError as exc:
@@ -175,7 +175,7 @@ class ChatCore:
     async def _show(self, room: ChatRoom, ask: Ask, entry: DigestEntry, reply: SummaryReply):
         posted = await reply.show(entry)
         if posted is not None:  # in the channel: a flag reaction on it counts too
-            room.poster.record_sent(
+            await room.poster.record_sent(
                 PostKind.PRSUMMARY, posted, channel=ask.channel, repo=entry.pr.repo,
                 pr_number=entry.pr.number, summary_id=entry.summary.id if entry.summary else None,
             )  # fmt: skip
@@ -193,10 +193,11 @@ class ChatCore:
         flow = FlagAnswerFlow(self, room, answers)
         return await room.flag_loop.added(flow, room.platform, channel, message_id, user, emoji)
 
-    def flag_removed(
+    async def flag_removed(
         self, room: ChatRoom, channel: str, message_id: str, user: str, emoji: str
     ) -> Flag | None:
-        return self.flags.removed(room.platform, channel, message_id, user, emoji)
+        args = (room.platform, channel, message_id, user, emoji)
+        return await self.store.aio.write(self.flags.removed, *args)
 
     async def resume(self, room: ChatRoom, answers: PlatformAnswers) -> int:
         """Post the corrections a stop cut off between saving a revision and posting it."""
@@ -229,8 +230,10 @@ class ChatRoom:
         if identify is not None:
             await identify()
 
-    def flagged_post(self, flag: Flag) -> PostRecord | None:
-        return self.core.store.post_by_message(self.platform, flag.channel, flag.message_id)
+    async def flagged_post(self, flag: Flag) -> PostRecord | None:
+        return await self.core.store.aio.post_by_message(
+            self.platform, flag.channel, flag.message_id
+        )
 
 
 class FlagAnswerFlow:
@@ -243,18 +246,18 @@ class FlagAnswerFlow:
         self.answers = answers
 
     async def thank(self, flag: Flag) -> None:
-        await self.answers.thank(flag, self.room.flagged_post(flag))
+        await self.answers.thank(flag, await self.room.flagged_post(flag))
 
     async def post_no_change(self, outcome: RevisionOutcome) -> None:
-        await self.answers.no_change(outcome, self.room.flagged_post(outcome.flag))
+        await self.answers.no_change(outcome, await self.room.flagged_post(outcome.flag))
 
     async def post_correction(self, outcome: RevisionOutcome) -> None:
         """The corrected summary next to the flagged one (recorded, so it can be flagged in
         turn), then the flagged message edited to point at it."""
         flag, new, old = outcome.flag, outcome.new, outcome.old
         assert new is not None and new.id is not None
-        post = self.room.flagged_post(flag)
-        pr = self.core.store.get_pr(new.repo, new.number)
+        post = await self.room.flagged_post(flag)
+        pr = await self.core.store.aio.get_pr(new.repo, new.number)
         if pr is None:
             pr = await self.core.service.pull_request(new.repo, new.number)
         tz = post_zone(post, self.core.settings.timezone)

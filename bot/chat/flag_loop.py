@@ -36,7 +36,8 @@ class FlagLoop:
         emoji: str,
     ) -> FlagOutcome | None:  # fmt: skip
         """Record a flag reaction and set its consequences going; None if it is not a flag."""
-        outcome = self.flags.added(platform, channel, message_id, user, emoji)
+        args = (platform, channel, message_id, user, emoji)
+        outcome = await self.flags.store.aio.write(self.flags.added, *args)
         if outcome is None:
             return None
         key = (outcome.flag.channel, outcome.flag.summary_id)
@@ -81,12 +82,11 @@ class FlagLoop:
         """Post the corrections a stop cut off between saving a revision and posting it."""
         store = self.flags.store
         posted = 0
-        for flag_id, old_id, new_id in store.unposted_revisions(
-            platform, utcnow() - timedelta(days=days)
-        ):
+        since = utcnow() - timedelta(days=days)
+        for flag_id, old_id, new_id in await store.aio.unposted_revisions(platform, since):
             flag, old, new = (
-                store.get_flag(flag_id), store.get_summary_by_id(old_id),
-                store.get_summary_by_id(new_id),
+                await store.aio.get_flag(flag_id), await store.aio.get_summary_by_id(old_id),
+                await store.aio.get_summary_by_id(new_id),
             )  # fmt: skip
             if flag is None or old is None or new is None:
                 continue

@@ -99,7 +99,7 @@ class DigestPoster:
     ) -> Posted:
         """Send one message that can be flagged, recorded before (so a crash leaves a trace)
         and completed after with its id; the send's error is raised, the record left open."""
-        record = self.store.begin_post(
+        record = await self.store.aio.begin_post(
             PostRecord(
                 platform=self.platform, channel=channel, repo=repo, day=day,
                 pr_number=pr_number, message_id="", thread_id=thread_id,
@@ -109,16 +109,16 @@ class DigestPoster:
         )  # fmt: skip
         posted = await send()
         assert record.id is not None  # begin_post returns the stored row
-        self.store.complete_post(record.id, posted.message_id, posted.thread_id)
+        await self.store.aio.complete_post(record.id, posted.message_id, posted.thread_id)
         return posted
 
-    def record_sent(
+    async def record_sent(
         self, kind: PostKind, posted: Posted, *, channel: str, repo: str, pr_number: int,
         summary_id: int | None,
     ) -> PostRecord:  # fmt: skip
         """Record a summary message sent by other means (an interaction's answer, a Slack
         response_url), so a flag reaction on it counts like one on a digest reply."""
-        record = self.store.begin_post(
+        record = await self.store.aio.begin_post(
             PostRecord(
                 platform=self.platform, channel=channel, repo=repo, day="",
                 pr_number=pr_number, message_id="", summary_id=summary_id,
@@ -126,7 +126,7 @@ class DigestPoster:
             kind,
         )  # fmt: skip
         assert record.id is not None
-        return self.store.complete_post(record.id, posted.message_id, posted.thread_id)
+        return await self.store.aio.complete_post(record.id, posted.message_id, posted.thread_id)
 
     # -- digests ----------------------------------------------------------------------------
 
@@ -138,7 +138,7 @@ class DigestPoster:
 
     async def _post(self, channel: str, digest: Digest) -> PostOutcome:
         day = digest.window.day.isoformat()
-        was_complete = self.is_complete(channel, digest)
+        was_complete = await self.store.aio.read(self.is_complete, channel, digest)
         if not digest.entries:
             record, fresh = await self._ensure(
                 channel, digest, PostKind.EMPTY, 0, lambda: self.transport.send_empty(channel, digest),
@@ -193,7 +193,7 @@ class DigestPoster:
         thread_id: str | None = None,
     ) -> tuple[PostRecord, bool]:
         """Make sure one slot of the digest is posted; returns (record, whether we sent now)."""
-        record = self.store.begin_post(
+        record = await self.store.aio.begin_post(
             PostRecord(
                 platform=self.platform,
                 channel=channel,
@@ -210,10 +210,12 @@ class DigestPoster:
         if record.message_id:
             return record, False
         # Only a slot whose send was started before (and not recorded) can exist unrecorded.
-        found = await find() if self.store.post_attempted(record.id) else None
+        found = await find() if await self.store.aio.post_attempted(record.id) else None
         if found is not None:
-            return self.store.complete_post(record.id, found.message_id, found.thread_id), False
-        self.store.mark_attempt(record.id)
+            return await self.store.aio.complete_post(
+                record.id, found.message_id, found.thread_id
+            ), False
+        await self.store.aio.mark_attempt(record.id)
         for attempt in range(len(RETRY_DELAYS) + 1):
             try:
                 # After a failed try the platform may have the message all the same: look first.
@@ -229,7 +231,9 @@ class DigestPoster:
                 )  # fmt: skip
                 await asyncio.sleep(delay)
                 continue
-            return self.store.complete_post(record.id, posted.message_id, posted.thread_id), True
+            return await self.store.aio.complete_post(
+                record.id, posted.message_id, posted.thread_id
+            ), True
         raise AssertionError("unreachable")  # the last attempt returns or raises
 
 
@@ -265,7 +269,7 @@ async def resume_unfinished(service, poster: DigestPoster, *, days: int = 3) -> 
     """
     since = (date.today() - timedelta(days=days)).isoformat()
     resumed = 0
-    for parent in poster.store.unfinished_digests(poster.platform, since):
+    for parent in await poster.store.aio.unfinished_digests(poster.platform, since):
         window = day_window(date.fromisoformat(parent.day), parent.tz_name or "UTC")
         digest = await service.digest(parent.repo, window)
         outcome = await poster.post(parent.channel, digest)

@@ -51,22 +51,22 @@ class RevisionService:
         # on one summary make one re-check and the others see its result.
         lock = self._locks.setdefault(flag.summary_id, asyncio.Lock())
         async with lock:
-            summary = self.store.get_summary_by_id(flag.summary_id)
+            summary = await self.store.aio.get_summary_by_id(flag.summary_id)
             if summary is None:
                 return RevisionOutcome(
                     RevisionStatus.FAILED, flag, note="the summary no longer exists"
                 )
-            reason = self.limit_reason(flag, summary, self.clock())
+            reason = await self.store.aio.read(self.limit_reason, flag, summary, self.clock())
             if reason:
                 log.info("flag on summary %s recorded, not re-checked: %s", summary.id, reason)
                 return RevisionOutcome(RevisionStatus.LIMITED, flag, summary, note=reason)
-            attempt = self.store.start_revision(summary.id, flag.user)
+            attempt = await self.store.aio.start_revision(summary.id, flag.user)
             try:
                 revision = await self._revise(summary, attempt)
             except (SummarizeError, PRDigestError) as exc:  # the model or GitHub failed
                 log.warning("re-check of summary %s failed: %s", summary.id, exc)
                 return RevisionOutcome(RevisionStatus.FAILED, flag, summary, note=str(exc))
-            return self._conclude(flag, summary, attempt, revision)
+            return await self.store.aio.write(self._conclude, flag, summary, attempt, revision)
 
     async def _revise(self, summary: PRSummary, attempt: int) -> Revision:
         """The re-check itself; the attempt is closed as cancelled or failed if it stops."""
@@ -74,12 +74,14 @@ class RevisionService:
             pr = await self.service.pull_request(summary.repo, summary.number)
             return await self.service.revise(pr, summary)
         except asyncio.CancelledError:
-            self.store.finish_revision(attempt, RevisionStatus.CANCELLED)  # not a used re-check
+            # Shutdown: not a used re-check.
+            closing = self.store.aio.finish_revision(attempt, RevisionStatus.CANCELLED)
+            await asyncio.shield(closing)
             raise
         except Exception:
             # Expected failures are answered by the caller; anything else is a bug and is
             # raised on (the task's guard logs its traceback), with the attempt closed.
-            self.store.finish_revision(attempt, RevisionStatus.FAILED)
+            await self.store.aio.finish_revision(attempt, RevisionStatus.FAILED)
             raise
 
     def _conclude(

@@ -33,28 +33,27 @@ async def handle_subscription_command(
     (Slack lets anyone type a slash command anywhere): the digest could never be posted there.
     """
     if cmd.action == "list":
-        return _list(scheduler, platform, channel)
+        return await _list(scheduler, store, platform, channel)
     assert cmd.repo is not None  # the parser requires a repository for these two actions
     configured_for = getattr(scheduler.subscriptions, "configured_for", None)
     fixed = configured_for(platform, channel, cmd.repo) if configured_for else None
     if cmd.action == "unsubscribe":
         if fixed is not None:
             return f"{fixed.repo} is scheduled here by the configuration file: remove it there."
-        return _unsubscribe(cmd.repo, platform, channel, store, scheduler)
+        return await _unsubscribe(cmd.repo, platform, channel, store, scheduler)
     if not bot_in_channel:
         return "I am not a member of this channel: invite me first, then subscribe again."
     if fixed is not None:
         return f"{describe(fixed)} is scheduled here by the configuration file: change it there."
-    return _subscribe(cmd, platform, channel, store, scheduler, user)
+    return await _subscribe(cmd, platform, channel, store, scheduler, user)
 
 
-def _list(scheduler: ScheduleControl, platform: str, channel: str) -> str:
+async def _list(
+    scheduler: ScheduleControl, store: SubscriptionStore, platform: str, channel: str
+) -> str:
+    subscriptions = await store.store.aio.read(scheduler.subscriptions.all)
     here = sorted(
-        (
-            s
-            for s in scheduler.subscriptions.all()
-            if (s.platform, s.channel) == (platform, channel)
-        ),
+        (s for s in subscriptions if (s.platform, s.channel) == (platform, channel)),
         key=lambda s: s.repo.lower(),
     )
     if not here:
@@ -63,17 +62,17 @@ def _list(scheduler: ScheduleControl, platform: str, channel: str) -> str:
     return "Daily digests in this channel: " + "; ".join(parts) + "."
 
 
-def _unsubscribe(
+async def _unsubscribe(
     repo: str, platform: str, channel: str, store: SubscriptionStore, scheduler: ScheduleControl
 ) -> str:
-    removed = store.remove(platform, channel, repo)
+    removed = await store.store.aio.write(store.remove, platform, channel, repo)
     if removed is None:
         return f"{repo} has no daily digest in this channel."
     scheduler.reload()
     return f"Unsubscribed: no more daily digest of {removed.repo} in this channel."
 
 
-def _subscribe(
+async def _subscribe(
     cmd: SubscriptionCommand,
     platform: str,
     channel: str,
@@ -82,8 +81,9 @@ def _subscribe(
     user: str | None,
 ) -> str:
     assert cmd.repo is not None
-    current = store.get(platform, channel, cmd.repo)
-    if current is None and len(store.list(platform, channel)) >= MAX_PER_CHANNEL:
+    aio = store.store.aio
+    current = await aio.read(store.get, platform, channel, cmd.repo)
+    if current is None and len(await aio.read(store.list, platform, channel)) >= MAX_PER_CHANNEL:
         return (
             f"This channel already has {MAX_PER_CHANNEL} daily digests: unsubscribe from one first."
         )
@@ -98,7 +98,7 @@ def _subscribe(
         display_name=current.display_name if current else None,
         trivial_style=current.trivial_style if current else TrivialStyle.FULL,
     )
-    saved, created = store.add(sub, created_by=user)
+    saved, created = await aio.write(store.add, sub, created_by=user)
     scheduler.reload()
     upcoming = next_post(saved, scheduler.clock()).astimezone(zone(saved.tz_name))
     next_local = upcoming.strftime("%a %d %b %H:%M %Z")

@@ -44,6 +44,7 @@ class DigestService:
         self._summarizer_lock = asyncio.Lock()
         self._pr_locks: dict[tuple[str, int], asyncio.Lock] = {}
         self._fetching: dict[tuple[str, int], asyncio.Future[PullRequest]] = {}
+        self._logging: set[asyncio.Future[None]] = set()  # LLM calls being written
 
     @property
     def source(self) -> GitHubSource:
@@ -59,6 +60,7 @@ class DigestService:
             return self._summarizer
 
     async def aclose(self) -> None:
+        await asyncio.gather(*self._logging, return_exceptions=True)
         if self._summarizer is not None:
             await self._summarizer.aclose()
             self._summarizer = None
@@ -73,7 +75,7 @@ class DigestService:
         refresh: bool = False,
         progress: Progress | None = None,
     ) -> Digest:
-        numbers = None if refresh else self.store.get_day(repo, window)
+        numbers = None if refresh else await self.store.aio.get_day(repo, window)
         info: RepoInfo | None = None
         if numbers is None:
             info = await asyncio.to_thread(self.source.repository, repo)
@@ -84,13 +86,13 @@ class DigestService:
         entries.sort(key=_newest_first)
 
         fetched_all = all(e.pr.merged_at is not None for e in entries)
-        self.store.save_day(
+        await self.store.aio.save_day(
             repo,
             window,
             [e.pr.number for e in entries],
             complete=fetched_all and is_complete(window),
         )
-        self.store.record_day_result(
+        await self.store.aio.record_day_result(
             repo, window, {e.pr.number: e.error or "" for e in entries if not e.ok}
         )
         return Digest(
@@ -98,7 +100,7 @@ class DigestService:
             display_name=self.display_names(repo),
             window=window,
             entries=tuple(entries),
-            recent_flags=self.store.flag_count_since(utcnow() - timedelta(days=1), repo),
+            recent_flags=await self.store.aio.flag_count_since(utcnow() - timedelta(days=1), repo),
         )
 
     async def _entries(
@@ -149,12 +151,12 @@ class DigestService:
         self, repo: str, number: int, info: RepoInfo | None
     ) -> tuple[PullRequest, RepoInfo | None]:
         """A merged PR from the store, else from GitHub (and stored); and the repo's info."""
-        pr = self.store.get_pr(repo, number)
+        pr = await self.store.aio.get_pr(repo, number)
         if pr is None or not pr.is_merged:
             if info is None:
                 info = await asyncio.to_thread(self.source.repository, repo)
             pr = await asyncio.to_thread(self.source.fetch_pr, info, number)
-            self.store.save_pr(pr)
+            await self.store.aio.save_pr(pr)
         return pr, info
 
     async def _concurrency(self) -> int:
@@ -168,7 +170,7 @@ class DigestService:
         Concurrent requests for one PR (a burst of /prsummary for the same number) share a
         single fetch: without this, 200 commands for 50 PRs read 200 PRs from GitHub.
         """
-        pr = self.store.get_pr(repo, number)
+        pr = await self.store.aio.get_pr(repo, number)
         if pr is not None and pr.is_merged:
             return pr
         key = (repo, number)
@@ -181,13 +183,17 @@ class DigestService:
     async def _fetch_pr(self, repo: str, number: int) -> PullRequest:
         info = await asyncio.to_thread(self.source.repository, repo)
         pr = await asyncio.to_thread(self.source.fetch_pr, info, number)
-        self.store.save_pr(pr)
+        await self.store.aio.save_pr(pr)
         return pr
 
     def _fetch_done(self, key: tuple[str, int], done: asyncio.Future[PullRequest]) -> None:
         self._fetching.pop(key, None)
         if not done.cancelled():
             done.exception()  # retrieved here too, in case every waiter was cancelled
+
+    async def find_cached(self, repo: str, number: int) -> DigestEntry | None:
+        """`cached_entry`, read off the event loop."""
+        return await self.store.aio.read(self.cached_entry, repo, number)
 
     def cached_entry(self, repo: str, number: int) -> DigestEntry | None:
         """A merged PR whose summary is already stored: answerable with no call at all."""
@@ -213,7 +219,7 @@ class DigestService:
         async with lock:
             summarizer = await self.summarizer()
             if not refresh:
-                cached = self.store.get_summary(
+                cached = await self.store.aio.get_summary(
                     pr.repo, pr.number, pr.revision_sha, summarizer.prompt_version, summarizer.model
                 )
                 if cached:
@@ -223,6 +229,7 @@ class DigestService:
                     result = await summarizer.summarize(pr)
                 except SummarizeError as exc:
                     log.warning("summary of %s#%s failed: %s", pr.repo, pr.number, exc)
+                    await self._logged()
                     return DigestEntry(pr, error=str(exc))
                 except StorageError:
                     # A full disk or read-only database (hit while logging the LLM call) is
@@ -231,7 +238,8 @@ class DigestService:
                 except Exception as exc:  # noqa: BLE001 - one PR must never sink the digest
                     log.exception("summary of %s#%s failed unexpectedly", pr.repo, pr.number)
                     return DigestEntry(pr, error=f"unexpected error ({type(exc).__name__})")
-            summary = self.store.save_summary(
+            await self._logged()
+            summary = await self.store.aio.save_summary(
                 PRSummary(
                     repo=pr.repo,
                     number=pr.number,
@@ -253,6 +261,7 @@ class DigestService:
         """Re-check a flagged summary with the deeper pass; the answer is scrubbed like every
         summary, and counts as changed only if the scrubbed text differs from the current."""
         revision = await (await self.summarizer()).revise(pr, current)
+        await self._logged()
         result = revision.result
         sections = scrubbed(result.sections, pr)
         same = sections == current.sections and result.change_type == current.change_type
@@ -260,6 +269,22 @@ class DigestService:
                         revision.note)  # fmt: skip
 
     def _log_call(self, call: LLMCall) -> None:
+        """Every LLM call is logged, on the store's writer thread: the summarizer calls this
+        from the event loop and goes on at once; `_logged()` collects the outcome."""
+        future = asyncio.ensure_future(self.store.aio.write(self._write_call, call))
+        self._logging.add(future)
+        future.add_done_callback(self._logging.discard)
+
+    async def _logged(self) -> None:
+        """Wait for the LLM calls logged so far; a full disk or a read-only database stops
+        the digest with the store's one-line error, as any other write does."""
+        pending = list(self._logging)
+        results = await asyncio.gather(*pending, return_exceptions=True)
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result
+
+    def _write_call(self, call: LLMCall) -> None:
         self.store.log_llm_call(
             repo=call.repo,
             number=call.number,

@@ -137,7 +137,7 @@ class DigestScheduler:
             name="lease and catch-up",
             misfire_grace_time=None,  # always run when late: being late is why it exists
         )
-        self._take_lease()
+        await self._take_lease()
         self._sync()
         # A task stop() can cancel; asyncio.wait returns then, without raising into the caller.
         await asyncio.wait([self._spawn_catch_up()])
@@ -159,7 +159,7 @@ class DigestScheduler:
             for task in pending:
                 task.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
-        self.lease.release()
+        await asyncio.to_thread(self.lease.release)  # only at stop
         self._holding = False
         log.info("scheduler stopped abandoned=%d", abandoned)
 
@@ -200,14 +200,22 @@ class DigestScheduler:
             sub = wanted[key]
             # Days whose post time passed before the subscription existed are not caught up,
             # except the latest one, so a new subscription shows its first digest right away.
-            first_seen = self.starts.first_seen(sub, now)
+            first_seen = self._first_seen(key, sub, now)
             self._first_days[key] = digest_day(sub, latest_post(sub, first_seen))
             self._schedule(key, sub)
             upcoming = latest_post(sub, now, self.lead)
             if self._started and upcoming > now.astimezone(UTC):
                 # Inside the lead window already: the cron time has passed, start the work now.
-                self._spawn(self._on_cron(key), f"prepare {key}")
+                self._spawn(self._prepare(key, now), f"prepare {key}")
         return bool(changed)
+
+    def _first_seen(self, key: str, sub: Subscription, now: datetime) -> datetime:
+        """When the scheduler first saw `sub`: read here (a read never waits), and the first
+        time recorded as `now` by the store's writer thread."""
+        seen = self.starts.seen_at(sub)
+        if seen is None:
+            self._spawn(self.service.store.aio.write(self.starts.first_seen, sub, now), key)
+        return seen or now
 
     def _schedule(self, key: str, sub: Subscription) -> None:
         post = time_of_day(sub.post_time)
@@ -232,11 +240,14 @@ class DigestScheduler:
         )  # fmt: skip
 
     async def _on_cron(self, key: str) -> None:
-        """Post time − lead: build the digest now, post it at the post time."""
+        """Post time − lead: build the digest now, post it at the post time (in a tracked
+        task, so stop() and idle() see the work from the start)."""
+        self._spawn(self._prepare(key, self.clock()), f"prepare {key}")
+
+    async def _prepare(self, key: str, now: datetime) -> None:
         sub = self._subs.get(key)
-        if sub is None or not self._take_lease():
+        if sub is None or not await self._take_lease():
             return
-        now = self.clock()
         instant = latest_post(sub, now, self.lead)
         if instant <= now.astimezone(UTC):
             # Woken after the post time (the machine slept): older days may be due too, and
@@ -244,7 +255,7 @@ class DigestScheduler:
             self._spawn_catch_up()
             return
         day = digest_day(sub, instant)
-        if self._is_posted(sub, day):
+        if await self.service.store.aio.read(self._is_posted, sub, day):
             return
         log.info(
             "prepare sub=%s day=%s post_at=%s",
@@ -253,12 +264,17 @@ class DigestScheduler:
         self._spawn(self._attempt(sub, day, instant), f"post {key} {day}")
 
     async def _heartbeat(self) -> None:
-        if self._take_lease():
+        self._spawn(self._beat(), "heartbeat")
+
+    async def _beat(self) -> None:
+        if await self._take_lease():
             self._spawn_catch_up()
 
-    def _take_lease(self) -> bool:
-        """Take or renew the lease; logs only when the state changes."""
-        held = self.lease.acquire()
+    async def _take_lease(self) -> bool:
+        """Take or renew the lease, off the event loop; logs only when the state changes."""
+        held = self.lease.try_acquire()  # no wait; if the database is busy, wait off the loop
+        if held is None:
+            held = await asyncio.to_thread(self.lease.acquire)
         if held != self._holding:
             if held:
                 log.info(
@@ -268,7 +284,7 @@ class DigestScheduler:
             else:
                 log.warning(
                     "lease standby name=%s held_by=%s: another process posts the schedule",
-                    self.lease.name, self.lease.current_holder(),
+                    self.lease.name, await asyncio.to_thread(self.lease.current_holder),
                 )  # fmt: skip
         self._holding = held
         return held
@@ -282,7 +298,7 @@ class DigestScheduler:
         that subscription's catch-up (so its days stay in order) and is retried with backoff.
         """
         async with self._catch_up_lock:
-            if self._stopping or not self._take_lease():
+            if self._stopping or not await self._take_lease():
                 return []
             now = self.clock()
             results = await asyncio.gather(
@@ -294,7 +310,7 @@ class DigestScheduler:
         self, sub: Subscription, now: datetime
     ) -> list[tuple[Subscription, date, PostOutcome]]:
         posted = []
-        for day in self.due_days(sub, now):
+        for day in await self.service.store.aio.read(self.due_days, sub, now):
             retry = self._retry.get((subscription_key(sub), day))
             if self._stopping or (retry and now < retry[1]):
                 break
@@ -381,7 +397,7 @@ class DigestScheduler:
         if post_at is not None:
             await self._wait_until(post_at)
         # Checked (and renewed) right before posting: the lease may have moved during the build.
-        if not self._take_lease():
+        if not await self._take_lease():
             log.info("skip sub=%s day=%s reason=lease held elsewhere", _sub_label(sub), day)
             return None
         outcome = await poster.post(sub.channel, digest)
@@ -470,15 +486,16 @@ async def post_once(
     the_day = day if isinstance(day, date) else parse_day(day, sub.tz_name)
     lease = Lease(service.store, "scheduler")
     try:
-        if not lease.acquire():
+        if not await asyncio.to_thread(lease.acquire):
+            holder = await asyncio.to_thread(lease.current_holder)
             raise ConfigurationError(
-                f"A `prdigest run` ({lease.current_holder()}) is posting the schedule on this "
+                f"A `prdigest run` ({holder}) is posting the schedule on this "
                 "database; let it post, or stop it first."
             )
         digest = await service.digest(sub.repo, day_window(the_day, sub.tz_name))
         outcome = await poster.post(channel, digest.styled(sub.display_name, sub.trivial_style))
     finally:
-        lease.release()
+        await asyncio.to_thread(lease.release)
         lease.close()
     log.info(
         "posted sub=%s day=%s status=%s replies=%d link=%s",

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import sqlite3
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -38,13 +40,24 @@ def storage_failure(exc: sqlite3.Error) -> str | None:
     return None
 
 
-def clear_storage_errors(method):
-    """Turn SQLite's disk-level failures inside a Store method into a StorageError."""
+def is_busy(exc: sqlite3.OperationalError) -> bool:
+    """Another connection holds the write lock (SQLITE_BUSY or SQLITE_LOCKED, and their
+    extended codes), as opposed to a failing disk or file."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    if name:
+        return name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED"))
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
+def clear_storage_errors(method, *, read: bool = False):
+    """A Store method on the right connection (see `Store.connection`), with SQLite's
+    disk-level failures turned into a StorageError."""
 
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
         try:
-            return method(self, *args, **kwargs)
+            with self.connection(read=read):
+                return method(self, *args, **kwargs)
         except sqlite3.Error as exc:
             reason = storage_failure(exc)
             if reason is None:
@@ -85,3 +98,23 @@ class Tables:
 
     db: Database
     path: str
+
+    def connection(self, *, read: bool) -> contextlib.AbstractContextManager:
+        return contextlib.nullcontext()
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """A write transaction that takes the write lock first (BEGIN IMMEDIATE), so it waits
+        out another writer for the busy timeout; a deferred one that read first would fail at
+        once with "database is locked" (SQLite cannot upgrade a WAL read without a deadlock)."""
+        if self.db.conn.in_transaction:
+            with self.db.atomic():
+                yield
+            return
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.rollback()
+            raise
+        self.db.execute("COMMIT")

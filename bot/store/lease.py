@@ -9,16 +9,18 @@ the lease has expired, and its catch-up posts whatever was missed.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import socket
 import sqlite3
+import threading
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 
 from bot.core.clock import utcnow
-from bot.store.base import StorageError, storage_failure
+from bot.store.base import StorageError, is_busy, storage_failure
 from bot.store.store import Store
 
 log = logging.getLogger(__name__)
@@ -30,6 +32,15 @@ BUSY_TIMEOUT = 2.0  # seconds to wait for another writer: the event loop is bloc
 def default_holder() -> str:
     """Host, process and a random part: a restarted process never mistakes an old lease for its own."""
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def _one_at_a_time(method):
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        with self._guard:
+            return method(self, *args, **kwargs)
+
+    return wrapper
 
 
 class Lease:
@@ -53,6 +64,8 @@ class Lease:
         self.holder = holder or default_holder()
         self.clock = clock
         self.taken_from: str | None = None  # the expired holder the last acquire() replaced
+        # The scheduler calls it from worker threads (off the event loop): one call at a time.
+        self._guard = threading.Lock()
         if store.path == ":memory:":
             self._conn, self._own = store.db.conn, False
         else:
@@ -61,12 +74,35 @@ class Lease:
             )
             self._own = True
 
+    @_one_at_a_time
     def acquire(self) -> bool:
         """Take the lease if it is free, expired or already ours (renewing it); True if held.
 
         A database locked for longer than the busy timeout counts as not held: the caller does
         not post this time and tries again at the next renewal.
         """
+        held = self._acquire()
+        if held is None:
+            return False
+        return held
+
+    def try_acquire(self) -> bool | None:
+        """`acquire()` without waiting at all, for the event loop: None when the database
+        (or this lease) is busy, and `acquire()` must be asked from a thread."""
+        if not self._guard.acquire(blocking=False):
+            return None
+        try:
+            if not self._own:  # an in-memory database: nothing else can hold its lock
+                return self._acquire()
+            self._conn.execute("PRAGMA busy_timeout = 0")
+            try:
+                return self._acquire(quiet=True)
+            finally:
+                self._conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
+        finally:
+            self._guard.release()
+
+    def _acquire(self, *, quiet: bool = False) -> bool | None:
         now = self.clock().timestamp()
         try:
             self._conn.execute("BEGIN IMMEDIATE")
@@ -93,17 +129,19 @@ class Lease:
                 self._conn.rollback()
                 raise
         except sqlite3.OperationalError as exc:
-            if not _is_busy(exc):  # a disk or file error is not "someone else holds it"
+            if not is_busy(exc):  # a disk or file error is not "someone else holds it"
                 reason = storage_failure(exc)
                 if reason is None:
                     raise
                 raise StorageError(f"Cannot take the lease in {self.path}: {reason}") from exc
-            log.warning("lease %s: database busy, not held this round (%s)", self.name, exc)
-            return False
+            if not quiet:
+                log.warning("lease %s: database busy, not held this round (%s)", self.name, exc)
+            return None
         if row and row[0] != self.holder:
             self.taken_from = row[0]
         return True
 
+    @_one_at_a_time
     def current_holder(self) -> str | None:
         """Who holds the lease now (None when free or expired); reads only."""
         row = self._conn.execute(
@@ -116,6 +154,7 @@ class Lease:
     def held(self) -> bool:
         return self.current_holder() == self.holder
 
+    @_one_at_a_time
     def release(self) -> None:
         """Give the lease up now, so another process need not wait for it to expire."""
         try:
@@ -130,12 +169,3 @@ class Lease:
     def close(self) -> None:
         if self._own:
             self._conn.close()
-
-
-def _is_busy(exc: sqlite3.OperationalError) -> bool:
-    """Another connection holds the write lock (SQLITE_BUSY or SQLITE_LOCKED, and their
-    extended codes), as opposed to a failing disk or file."""
-    name = getattr(exc, "sqlite_errorname", "") or ""
-    if name:
-        return name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED"))
-    return "locked" in str(exc) or "busy" in str(exc)

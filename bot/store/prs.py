@@ -11,7 +11,7 @@ from bot.store.base import Tables, from_row, iso, parse_time
 
 class PRTables(Tables):
     def save_pr(self, pr: PullRequest) -> None:
-        with self.db.atomic():
+        with self.transaction():
             self.db["pull_requests"].upsert(
                 {
                     "repo": pr.repo,

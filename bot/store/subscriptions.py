@@ -3,21 +3,31 @@ scheduler first saw each one."""
 
 from __future__ import annotations
 
+import contextlib
 from datetime import UTC, datetime
+
+from sqlite_utils import Database
 
 from bot.core.clock import utcnow
 from bot.core.models import Subscription, TrivialStyle
 from bot.core.post_times import subscription_key
-from bot.store.base import from_row
-from bot.store.store import Store
+from bot.store.base import Tables, clear_storage_errors, from_row
+from bot.store.store import READS, Store
 
 
-class SubscriptionStore:
+class SubscriptionStore(Tables):
     """Chat subscriptions in `store.db`, and when the scheduler first saw each subscription."""
 
     def __init__(self, store: Store):
         self.store = store
-        self.db = store.db
+        self.path = store.path
+
+    @property
+    def db(self) -> Database:  # type: ignore[override]
+        return self.store.db
+
+    def connection(self, *, read: bool) -> contextlib.AbstractContextManager:
+        return self.store.connection(read=read)
 
     def add(self, sub: Subscription, *, created_by: str | None = None) -> tuple[Subscription, bool]:
         """Save a subscription; (saved, True) when new, (saved, False) when its time changed."""
@@ -41,7 +51,7 @@ class SubscriptionStore:
         existing = self.get(platform, channel, repo)
         if existing is None:
             return None
-        with self.db.atomic():
+        with self.transaction():
             self.db["subscriptions"].delete(existing.id)
             # Subscribing again later starts afresh: no catch-up of the days in between.
             self.db["subscription_starts"].delete_where("key = ?", [subscription_key(existing)])
@@ -68,6 +78,11 @@ class SubscriptionStore:
     def all(self) -> list[Subscription]:
         return [self._sub(row) for row in self.db["subscriptions"].rows_where(order_by="id")]
 
+    def seen_at(self, sub: Subscription) -> datetime | None:
+        """When the scheduler first saw `sub`, if it has."""
+        rows = list(self.db["subscription_starts"].rows_where("key = ?", [subscription_key(sub)]))
+        return datetime.fromisoformat(rows[0]["first_seen"]) if rows else None
+
     def first_seen(self, sub: Subscription, now: datetime) -> datetime:
         """When the scheduler first saw `sub` (recording `now` the first time it is asked)."""
         key = subscription_key(sub)
@@ -82,3 +97,9 @@ class SubscriptionStore:
     def _sub(row: dict) -> Subscription:
         style = TrivialStyle(row["trivial_style"] or TrivialStyle.FULL)
         return from_row(Subscription, row, trivial_style=style)
+
+
+for _name, _method in list(vars(SubscriptionStore).items()):
+    if callable(_method) and not _name.startswith("_") and _name != "connection":
+        setattr(SubscriptionStore, _name, clear_storage_errors(_method, read=_name in READS))
+del _name, _method

@@ -32,7 +32,7 @@ class SummaryTables(Tables):
             "unverified": json.dumps(list(summary.unverified)),
             "change_note": summary.change_note,
         }
-        with self.db.atomic():
+        with self.transaction():
             # --refresh writes the same key again: the new text replaces the old in place.
             existing = self._summary_rows(
                 "repo = ? AND number = ? AND revision_sha = ? AND prompt_version = ?"
