@@ -601,7 +601,7 @@ async def test_a_subscription_for_a_platform_not_running_is_skipped_with_a_warni
     clock.set(local("2026-03-02 12:00"))
     discord = Subscription("o/r", "discord", "42")
     scheduler = make(db, chat, clock, [SUB, discord])
-    with caplog.at_level(logging.WARNING, logger="bot.scheduler"):
+    with caplog.at_level(logging.WARNING, logger="bot.schedule.scheduler"):
         await scheduler.start()
     assert "skip sub=discord:42:o/r reason=no discord adapter running" in caplog.text
     assert [m["channel"] for m in chat.parents()] == ["C1"]

@@ -1,6 +1,6 @@
 """GitHub, through PyGithub: a day's merged PRs and each PR's details and files.
 
-PyGithub objects are turned into `bot.models` dataclasses here and go no further.
+PyGithub objects are turned into `bot.core.models` dataclasses here and go no further.
 """
 
 from __future__ import annotations
