@@ -1,1 +1,5 @@
-"""Chat platform adapters: each turns the platform-neutral core into one platform's bot."""
+"""Chat platform adapters: per platform, its listeners, its transport and its pure renderer.
+
+May import: `bot.chat`, `bot.digest`, `bot.store`, `bot.ports`, `bot.core`, and the chat libraries
+(slack_bolt, slack_sdk, discord), which nothing outside `adapters/` imports.
+"""

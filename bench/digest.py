@@ -22,10 +22,10 @@ from zoneinfo import ZoneInfo
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.bootstrap import build_service  # noqa: E402
-from bot.day_window import day_window  # noqa: E402
-from bot.settings import Settings  # noqa: E402
-from bot.store import Store  # noqa: E402
+from bot.app.compose import build_service  # noqa: E402
+from bot.core.day_window import day_window  # noqa: E402
+from bot.core.settings import Settings  # noqa: E402
+from bot.store.store import Store  # noqa: E402
 from tests.fakes.github import FakeFile, FakeGitHub, FakePR  # noqa: E402
 from tests.fakes.openai_api import FakeOpenAI  # noqa: E402
 

@@ -34,11 +34,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.bootstrap import build_service  # noqa: E402
-from bot.day_window import day_window  # noqa: E402
-from bot.models import DigestEntry, PullRequest  # noqa: E402
-from bot.settings import Settings  # noqa: E402
-from bot.store import Store  # noqa: E402
+from bot.app.compose import build_service  # noqa: E402
+from bot.core.day_window import day_window  # noqa: E402
+from bot.core.models import DigestEntry, PullRequest  # noqa: E402
+from bot.core.settings import Settings  # noqa: E402
+from bot.store.store import Store  # noqa: E402
 from summarizer.claims import backticked_names, check_names  # noqa: E402
 from summarizer.repetition import find_repetition  # noqa: E402
 from tests.fakes.github import FakeFile, FakeGitHub, FakePR  # noqa: E402

@@ -1,5 +1,4 @@
-"""Summarizers: turn one pull request into the report's four sections and a type.
+"""Summarizers: the prompt and diff budget, the OpenAI-compatible client, the local model.
 
-`Summarizer` is the port (`summarizer.base`); `OpenAISummarizer` is the one implementation,
-for any OpenAI-compatible endpoint, the built-in local model included.
+May import: `bot.ports`, `bot.core` (LLM settings only, never `bot.core.settings`), openai.
 """

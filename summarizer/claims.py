@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from bot.models import PullRequest, SummarySections
+from bot.core.models import PullRequest, SummarySections
 
 _BACKTICKED = re.compile(r"`([^`\n]{1,200})`")
 _PATH = re.compile(r"(?<![\w./-])((?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,8})(?![\w/])")

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from bot.models import ChangedFile
+from bot.core.models import ChangedFile
 from summarizer.tokens import count_tokens
 
 LOCK_FILES = {

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from openai import AsyncOpenAI
 
-from bot.errors import ConfigurationError
-from bot.settings import Settings
-from summarizer.base import CallLog, Summarizer
+from bot.core.errors import ConfigurationError
+from bot.core.llm_settings import LLMSettings
+from bot.ports.summarizer import CallLog, Summarizer
+from summarizer import local_summarizer
 from summarizer.openai_summarizer import OpenAISummarizer
 from summarizer.prompt import PromptBudget
 
@@ -17,7 +18,7 @@ NO_LLM = (
 )
 
 
-def make_summarizer(settings: Settings, call_log: CallLog | None = None) -> Summarizer:
+def make_summarizer(settings: LLMSettings, call_log: CallLog | None = None) -> Summarizer:
     if settings.llm_configured:
         client = AsyncOpenAI(
             # Self-hosted servers (vLLM, Ollama) take any key; the client insists on one.
@@ -33,8 +34,6 @@ def make_summarizer(settings: Settings, call_log: CallLog | None = None) -> Summ
             concurrency=settings.concurrency,
             call_log=call_log,
         )
-    from summarizer.local_summarizer import LocalSummarizer, local_available
-
-    if settings.local_model or local_available():
-        return LocalSummarizer(settings, call_log)
+    if settings.local_model or local_summarizer.local_available():
+        return local_summarizer.LocalSummarizer(settings, call_log)
     raise ConfigurationError(NO_LLM)

@@ -12,10 +12,11 @@ from pathlib import Path
 
 from openai import AsyncOpenAI
 
-from bot.errors import ConfigurationError
-from bot.models import PRSummary, PullRequest
-from bot.settings import Settings
-from summarizer.base import CallLog, Revision, SummaryResult
+from bot.core.errors import ConfigurationError
+from bot.core.llm_settings import LLMSettings
+from bot.core.models import PRSummary, PullRequest
+from bot.ports.summarizer import CallLog, Revision, SummaryResult
+from summarizer import local_server, model_assembly
 from summarizer.openai_summarizer import OpenAISummarizer
 from summarizer.prompt import COMPACT_PROMPT_VERSION, PromptBudget
 from summarizer.sampling import LOCAL
@@ -24,9 +25,7 @@ log = logging.getLogger(__name__)
 
 
 def local_available() -> bool:
-    from summarizer.model_assembly import local_runtime_available
-
-    return local_runtime_available()
+    return model_assembly.local_runtime_available()
 
 
 class LocalSummarizer:
@@ -34,12 +33,12 @@ class LocalSummarizer:
 
     concurrency = 1  # llama.cpp here serves one request at a time (n_parallel=1)
 
-    def __init__(self, settings: Settings, call_log: CallLog | None = None):
-        from summarizer.model_assembly import MODEL_NAME
-
+    def __init__(self, settings: LLMSettings, call_log: CallLog | None = None):
         self.settings = settings
         self.call_log = call_log
-        self.model = Path(settings.local_model).stem if settings.local_model else MODEL_NAME
+        self.model = (
+            Path(settings.local_model).stem if settings.local_model else model_assembly.MODEL_NAME
+        )
         self.prompt_version = COMPACT_PROMPT_VERSION  # always the compact prompt
         self._inner: OpenAISummarizer | None = None
         self._lock = asyncio.Lock()
@@ -57,9 +56,6 @@ class LocalSummarizer:
         return await (await self._summarizer()).revise(pr, current)
 
     def _start(self) -> OpenAISummarizer:
-        from summarizer.local_server import LocalServerError, get_local_server
-        from summarizer.model_assembly import ModelAssemblyError, local_model_path
-
         log.warning(
             "No OPENAI_API_KEY or OPENAI_BASE_URL: using the built-in local model %s on the CPU "
             "(about 30 s a PR). For faster, better summaries set OPENAI_API_KEY, or "
@@ -67,8 +63,8 @@ class LocalSummarizer:
             self.model,
         )
         try:
-            server = get_local_server(local_model_path(self.settings))
-        except (ModelAssemblyError, LocalServerError) as exc:
+            server = local_server.get_local_server(model_assembly.local_model_path(self.settings))
+        except (model_assembly.ModelAssemblyError, local_server.LocalServerError) as exc:
             raise ConfigurationError(str(exc)) from None
         client = AsyncOpenAI(
             base_url=server.base_url,
@@ -86,9 +82,7 @@ class LocalSummarizer:
     async def aclose(self) -> None:
         if self._inner is not None:
             await self._inner.aclose()
-            from summarizer.local_server import stop_local_server
-
-            stop_local_server()
+            local_server.stop_local_server()
             self._inner = None
 
 

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 import openai
 from openai import AsyncOpenAI
 
-from bot.logs import mask
-from bot.models import ChangeType, PRSummary, PullRequest, SummarySections, Usage
-from summarizer.base import CallLog, LLMCall, Revision, SummarizeError, SummaryResult
+from bot.core.logs import mask
+from bot.core.models import ChangeType, PRSummary, PullRequest, SummarySections, Usage
+from bot.ports.summarizer import CallLog, LLMCall, Revision, SummarizeError, SummaryResult
 from summarizer.claims import ClaimCheck, check_claims
 from summarizer.prompt import (
     REVISION_INSTRUCTIONS,
@@ -20,7 +20,6 @@ from summarizer.prompt import (
     PromptBudget,
     build_prompt,
     prompt_version_for,
-    scrub_sections,
 )
 from summarizer.sampling import HOSTED, Sampling
 from summarizer.schema import (
@@ -243,7 +242,6 @@ class OpenAISummarizer:
         answer, usage = await self._valid_answer(pr, messages, "revision", revision=True)
         changed, note = revision_fields(answer.answer.data)
         change_type, sections = answer.change_type, answer.sections
-        sections = scrub_sections(sections, pr)  # as DigestService does for first summaries
         check = check_claims(sections, pr)
         result = _result(prompt, change_type, sections, usage, check)
         same = sections == current.sections and change_type == current.change_type

@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from bot.models import PullRequest, SummarySections
+from bot.core.models import PullRequest, SummarySections
 from summarizer.description import clean_description
 from summarizer.diff_budget import DiffSelection, FileDiff, select_diff
 from summarizer.tokens import count_tokens

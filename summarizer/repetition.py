@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from bot.models import SummarySections
+from bot.core.models import SummarySections
 
 # A sentence ends at ., ! or ? followed by white space; a dot inside `vllm.config` does not end
 # one, and neither does one inside a code span.

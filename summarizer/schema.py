@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from json.decoder import scanstring
 
-from bot.models import ChangeType, SummarySections
+from bot.core.models import ChangeType, SummarySections
 from summarizer.repetition import complete_sentences, find_repetition
 
 SECTION_KEYS = ("what_changed", "technical_impact", "potential_risks", "key_insights")

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.settings import Settings
+from bot.core.settings import Settings
 from tests.fakes.discord import FakeDiscord
 from tests.fakes.github import FakeFile, FakeGitHub, FakePR
 from tests.fakes.openai_api import FakeOpenAI

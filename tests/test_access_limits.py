@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.chat_commands import RateLimiter
-from bot.settings import Settings
-from bot.store import Store
+from bot.chat.commands import RateLimiter
+from bot.core.settings import Settings
+from bot.store.store import Store
 from tests.conftest import REPO, make_pr
 from tests.fakes.discord import running_bot
 from tests.fakes.figures import figures

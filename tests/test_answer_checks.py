@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from bot.models import ChangeType, SummarySections
+from bot.core.models import ChangeType, SummarySections
 from summarizer.repetition import complete_sentences, find_repetition, sentences
 from summarizer.schema import InvalidAnswer, parse_answer
 

@@ -5,14 +5,14 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.chat_commands import (
+from bot.chat.commands import (
     DigestRequest,
     RateLimiter,
     SubscriptionCommand,
     parse_digest_text,
     parse_prsummary_text,
 )
-from bot.errors import UserInputError
+from bot.core.errors import UserInputError
 
 NOW = datetime(2026, 2, 24, 9, 0, tzinfo=ZoneInfo("America/Los_Angeles"))
 TZ = "America/Los_Angeles"

@@ -6,9 +6,9 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from bot.chat_posting import DigestPoster, Posted
-from bot.day_window import day_window
-from bot.models import (
+from bot.chat.posting import DigestPoster, Posted
+from bot.core.day_window import day_window
+from bot.core.models import (
     ChangeType,
     Digest,
     DigestEntry,
@@ -16,7 +16,7 @@ from bot.models import (
     PullRequest,
     SummarySections,
 )
-from bot.store import Store
+from bot.store.store import Store
 
 
 class Crash(Exception):
@@ -152,7 +152,7 @@ async def test_an_empty_day_posts_one_short_message_once(store):
 async def test_a_restart_finishes_half_posted_digests_by_itself(store):
     from datetime import date as date_
 
-    from bot.chat_posting import resume_unfinished
+    from bot.chat.posting import resume_unfinished
 
     transport = MemoryTransport()
     digest = make_digest(store, 5)

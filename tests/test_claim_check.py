@@ -6,8 +6,8 @@ import json
 
 from click.testing import CliRunner
 
-from bot.cli import cli
-from bot.models import ChangedFile, PullRequest, SummarySections
+from bot.app.cli import cli
+from bot.core.models import ChangedFile, PullRequest, SummarySections
 from summarizer.claims import check_claims, extract_claims
 from tests.conftest import REPO, make_pr
 from tests.fakes.github import FakeFile

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from bot.cli import cli
+from bot.app.cli import cli
 from tests.conftest import REPO, make_pr
 from tests.fakes.github import FakePR
 

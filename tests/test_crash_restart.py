@@ -37,10 +37,10 @@ SEED = 20260223
 def child_post(db: str, api_url: str, token: str) -> None:
     """Post the stored day's digest to Slack, as `/digest` or the scheduler would."""
     from adapters.slack.transport import SlackTransport, make_client
-    from bot.chat_posting import DigestPoster
-    from bot.day_window import day_window
-    from bot.models import Digest, DigestEntry
-    from bot.store import Store
+    from bot.chat.posting import DigestPoster
+    from bot.core.day_window import day_window
+    from bot.core.models import Digest, DigestEntry
+    from bot.store.store import Store
 
     store = Store(db)
     window = day_window(DAY, TZ)
@@ -56,8 +56,8 @@ def child_post(db: str, api_url: str, token: str) -> None:
 
 def child_write(db: str, start: int) -> None:
     """Save PRs of 2,000 files each, one transaction per PR, until killed."""
-    from bot.models import ChangedFile, PullRequest
-    from bot.store import Store
+    from bot.core.models import ChangedFile, PullRequest
+    from bot.store.store import Store
 
     store = Store(db)
     print("ready", flush=True)
@@ -78,15 +78,15 @@ def child_write(db: str, start: int) -> None:
 
 def prepare_day(db: Path) -> list[int]:
     """The day's PRs and summaries, as the digest service would have stored them."""
-    from bot.day_window import day_window
-    from bot.models import ChangeType, PRSummary, SummarySections
-    from bot.store import Store
+    from bot.core.day_window import day_window
+    from bot.core.models import ChangeType, PRSummary, SummarySections
+    from bot.store.store import Store
     from tests.conftest import pacific
 
     store = Store(db)
     prs = []
     for n in range(1, PRS + 1):
-        from bot.models import PullRequest
+        from bot.core.models import PullRequest
 
         pr = PullRequest(
             REPO, n, f"[Core] Change {n}", f"https://github.com/{REPO}/pull/{n}", f"dev{n % 5}",
@@ -210,7 +210,7 @@ def test_sigkill_ten_times_while_posting_a_digest_leaves_a_complete_thread(tmp_p
 
 
 def test_a_write_killed_mid_transaction_is_rolled_back(tmp_path):
-    from bot.store import Store
+    from bot.store.store import Store
     from tests.fakes.figures import figures
 
     db = tmp_path / "writes.db"
@@ -256,8 +256,8 @@ def test_a_write_killed_mid_transaction_is_rolled_back(tmp_path):
 def test_a_full_disk_is_one_clear_line_not_a_traceback(env, github, llm):
     from click.testing import CliRunner
 
-    from bot.cli import cli
-    from bot.store import Store
+    from bot.app.cli import cli
+    from bot.store.store import Store
     from tests.conftest import make_pr
 
     github.add_prs(REPO, [make_pr(n, f"2026-02-23 1{n}:00:00", files=40) for n in range(1, 4)])
@@ -299,7 +299,7 @@ def _immutable(path: Path, on: bool) -> bool:
 
 @pytest.fixture
 def read_only_db(env):
-    from bot.store import Store
+    from bot.store.store import Store
 
     db = env.db_path
     Store(db).close()
@@ -325,7 +325,7 @@ def read_only_db(env):
 def test_a_read_only_database_is_one_clear_line_for_the_cli_and_the_bot(read_only_db, monkeypatch):
     from click.testing import CliRunner
 
-    from bot.cli import cli
+    from bot.app.cli import cli
 
     report = CliRunner().invoke(cli, ["report", "--date", "2026-02-23"])
     monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-ro-test")
@@ -342,11 +342,11 @@ def test_a_database_that_turns_read_only_mid_run_is_a_clear_error(env, github, l
     """The file was writable when opened, then is not (remounted read-only, say)."""
     from click.testing import CliRunner
 
-    from bot.cli import cli
+    from bot.app.cli import cli
     from tests.conftest import make_pr
 
     github.add_prs(REPO, [make_pr(n, f"2026-02-23 1{n}:00:00") for n in range(1, 3)])
-    from bot import store as store_module
+    from bot.store import store as store_module
 
     original_init = store_module.Store.__init__
 

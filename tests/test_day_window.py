@@ -5,9 +5,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.day_window import day_window, parse_day
-from bot.errors import UserInputError
-from bot.github_source import RepoInfo, search_query
+from bot.core.day_window import day_window, parse_day
+from bot.core.errors import UserInputError
+from bot.digest.github_source import RepoInfo, search_query
 
 NOW = datetime(2026, 3, 10, 8, 0, tzinfo=ZoneInfo("America/Los_Angeles"))
 

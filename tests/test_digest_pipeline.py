@@ -8,11 +8,11 @@ from datetime import date
 
 from click.testing import CliRunner
 
-from bot.bootstrap import build_service
-from bot.cli import cli
-from bot.day_window import day_window
-from bot.settings import Settings
-from bot.store import Store
+from bot.app.cli import cli
+from bot.app.compose import build_service
+from bot.core.day_window import day_window
+from bot.core.settings import Settings
+from bot.store.store import Store
 from tests.conftest import REPO, make_pr
 
 DAY = "2026-02-23"

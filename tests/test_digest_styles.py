@@ -6,9 +6,9 @@ from datetime import UTC, date, datetime
 
 from adapters.discord import render as discord_render
 from adapters.slack import render as slack_render
-from bot.day_window import day_window
-from bot.models import ChangeType, Digest, DigestEntry, PRSummary, PullRequest, SummarySections
-from bot.render_markdown import render_report
+from bot.core.day_window import day_window
+from bot.core.models import ChangeType, Digest, DigestEntry, PRSummary, PullRequest, SummarySections
+from bot.digest.render_markdown import render_report
 
 
 def entry(number: int, change_type: ChangeType) -> DigestEntry:

@@ -8,10 +8,11 @@ import discord
 import pytest
 
 from adapters.discord import create_bot, invite_url, start_bot
-from adapters.discord.client import DEFAULT_API_URL, apply_endpoints, day_choices
-from bot.errors import ConfigurationError
-from bot.settings import Settings
-from bot.store import Store
+from adapters.discord.client import day_choices
+from adapters.discord.transport import DEFAULT_API_URL, apply_endpoints
+from bot.core.errors import ConfigurationError
+from bot.core.settings import Settings
+from bot.store.store import Store
 from tests.fakes.discord import FakeDiscord, running_bot
 
 
@@ -110,7 +111,7 @@ def test_day_choices_are_dates_in_the_configured_zone():
 async def test_a_rejected_token_is_one_configuration_error(fake, monkeypatch):
     settings = settings_for(fake, monkeypatch, DISCORD_BOT_TOKEN="wrong-token")
     store = Store(settings.db_path)
-    from bot.bootstrap import build_service
+    from bot.app.compose import build_service
 
     bot = create_bot(settings, build_service(settings, store), store)
     async with bot:
@@ -122,7 +123,7 @@ async def test_a_rejected_token_is_one_configuration_error(fake, monkeypatch):
 def test_a_missing_token_is_one_configuration_error(monkeypatch):
     settings = Settings.from_env(dotenv=False)
     store = Store(":memory:")
-    from bot.bootstrap import build_service
+    from bot.app.compose import build_service
 
     with pytest.raises(ConfigurationError, match="DISCORD_BOT_TOKEN is not set"):
         create_bot(settings, build_service(settings, store), store)
@@ -159,7 +160,7 @@ async def test_run_discord_shares_the_loop_and_stops_when_cancelled(fake, monkey
     import asyncio
 
     from adapters.discord import run_discord
-    from bot.bootstrap import build_service
+    from bot.app.compose import build_service
 
     settings = settings_for(fake, monkeypatch)
     store = Store(settings.db_path)

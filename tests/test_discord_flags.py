@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.settings import Settings
-from bot.store import Store
+from bot.core.settings import Settings
+from bot.store.store import Store
 from tests.conftest import REPO, make_pr
 from tests.fakes.discord import FakeDiscord, post_digest, running_bot
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.settings import Settings
-from bot.store import Store
+from bot.core.settings import Settings
+from bot.store.store import Store
 from tests.conftest import REPO, make_pr
 from tests.fakes.discord import FakeDiscord, FakeInteraction, running_bot
 from tests.fakes.github import FakePR

@@ -8,8 +8,8 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 
 from adapters.discord import render
-from bot.day_window import day_window
-from bot.models import (
+from bot.core.day_window import day_window
+from bot.core.models import (
     ChangedFile,
     ChangeType,
     Digest,

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.settings import Settings
-from bot.store import Store
+from bot.core.settings import Settings
+from bot.store.store import Store
 from tests.conftest import REPO, make_pr
 from tests.fakes.discord import FakeDiscord, message_text, post_digest, running_bot
 from tests.fakes.openai_api import FakeOpenAI

@@ -1,6 +1,6 @@
 """`prdigest run` and `prdigest discord-invite` as a user runs them, against the Discord fake.
 
-Skipped until the CLI has the commands (they are wired in `bot/cli.py`, outside the adapter).
+Skipped until the CLI has the commands (they are wired in `bot/app/cli.py`, outside the adapter).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import cli
-from bot.settings import Settings
+from bot.app.cli import cli
+from bot.core.settings import Settings
 from tests.conftest import REPO, make_pr
 from tests.fakes.discord import FakeDiscord
 
@@ -24,7 +24,7 @@ DAY = "2026-02-23"
 
 def prdigest() -> list[str]:
     script = Path(sys.executable).with_name("prdigest")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "bot.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "bot.app.cli"]
 
 
 def needs(command: str) -> None:

@@ -7,10 +7,11 @@ from collections.abc import AsyncIterator
 import discord
 import pytest
 
-from bot.lease import Lease
-from bot.scheduler import DigestScheduler
-from bot.settings import Settings
-from bot.subscriptions import Subscriptions, SubscriptionStore
+from bot.core.settings import Settings
+from bot.schedule.scheduler import DigestScheduler
+from bot.schedule.subscriptions import Subscriptions
+from bot.store.lease import Lease
+from bot.store.subscriptions import SubscriptionStore
 from tests.conftest import REPO
 from tests.fakes.discord import FakeDiscord, FakeInteraction, running_bot
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-import bot.chat_posting
-from bot.settings import Settings
+import bot.chat.posting
+from bot.core.settings import Settings
 from tests.conftest import REPO, make_pr
 from tests.fakes.discord import FakeDiscord, running_bot
 from tests.fakes.figures import figures
@@ -33,7 +33,7 @@ MESSAGE_POSTS = r"^/channels/\d+/messages$"
 @pytest.fixture(autouse=True)
 def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
     # The real pauses are 0.5-4 s; the behaviour under test is the same with short ones.
-    monkeypatch.setattr(bot.chat_posting, "RETRY_DELAYS", (0.05, 0.05, 0.05, 0.05))
+    monkeypatch.setattr(bot.chat.posting, "RETRY_DELAYS", (0.05, 0.05, 0.05, 0.05))
 
 
 def add_day(github, count: int) -> list[int]:

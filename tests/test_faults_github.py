@@ -11,7 +11,7 @@ import time
 
 from click.testing import CliRunner
 
-from bot.cli import cli
+from bot.app.cli import cli
 from tests.conftest import REPO, make_pr
 from tests.fakes.figures import figures
 

@@ -15,9 +15,9 @@ from collections import Counter
 import pytest
 from click.testing import CliRunner
 
-from bot.cli import cli
-from bot.settings import Settings
-from bot.store import Store
+from bot.app.cli import cli
+from bot.core.settings import Settings
+from bot.store.store import Store
 from tests.conftest import REPO, make_pr
 from tests.fakes.figures import figures
 from tests.fakes.slack import BotUnderTest

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot.flags import FlagService, normalize_emoji
-from bot.models import ChangeType, PostRecord, PRSummary, SummarySections
-from bot.store import Store
+from bot.chat.flags import FlagService, normalize_emoji
+from bot.core.models import ChangeType, PostRecord, PRSummary, SummarySections
+from bot.store.store import Store
 
 
 @pytest.fixture

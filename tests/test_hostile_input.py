@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from bot.cli import cli
-from bot.settings import Settings
-from bot.store import Store
+from bot.app.cli import cli
+from bot.core.settings import Settings
+from bot.store.store import Store
 from summarizer.prompt import SYSTEM_PROMPT
 from tests.conftest import REPO, make_pr
 from tests.fakes.discord import FakeDiscord, running_bot

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.lease import Lease
-from bot.store import Store
+from bot.store.lease import Lease
+from bot.store.store import Store
 
 
 class Clock:

@@ -289,7 +289,7 @@ def test_prdigest_report_with_no_key_summarizes_a_real_pr_with_the_built_in_mode
         }
         env.update(GITHUB_API_URL=github.url, PRDIGEST_DB=str(tmp_path / "p.db"))
         result = subprocess.run(
-            [sys.executable, "-m", "bot.cli", "report", "--repo", "vllm-project/vllm",
+            [sys.executable, "-m", "bot.app.cli", "report", "--repo", "vllm-project/vllm",
              "--date", "2026-02-23"],
             env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600,
         )  # fmt: skip

@@ -6,8 +6,8 @@ import sqlite3
 
 from sqlite_utils import Database
 
-from bot.migrations import migrations
-from bot.store import Store
+from bot.store.migrations import migrations
+from bot.store.store import Store
 
 
 def test_a_blank_database_gets_every_table(tmp_path):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.models import ChangedFile, PullRequest
+from bot.core.models import ChangedFile, PullRequest
 from summarizer.description import clean_description
 from summarizer.diff_budget import select_diff
 from summarizer.prompt import PromptBudget, build_prompt

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from bot.cli import cli
+from bot.app.cli import cli
 from tests.conftest import REPO, make_pr, pacific
 from tests.fakes.github import FakeFile, FakePR
 from tests.report_parser import parse_report, prs_from_report

@@ -7,13 +7,14 @@ from datetime import date, timedelta
 
 import pytest
 
-from bot.bootstrap import build_service
-from bot.day_window import day_window
-from bot.flags import FlagService
-from bot.models import PostRecord
-from bot.revisions import RevisionService
-from bot.settings import Settings
-from bot.store import Store, utcnow
+from bot.app.compose import build_service
+from bot.chat.flags import FlagService
+from bot.chat.revisions import RevisionService
+from bot.core.clock import utcnow
+from bot.core.day_window import day_window
+from bot.core.models import PostRecord
+from bot.core.settings import Settings
+from bot.store.store import Store
 from tests.conftest import REPO, make_pr
 from tests.fakes.github import FakeFile
 
@@ -154,7 +155,7 @@ async def test_a_failed_recheck_does_not_use_up_the_hour(posted, llm):
 async def test_prdigest_flags_lists_and_exports_the_regression_set(posted, llm, tmp_path):
     from click.testing import CliRunner
 
-    from bot.cli import cli
+    from bot.app.cli import cli
 
     settings, store, service, summary = posted
     llm.script([("content", revised_answer())])
@@ -176,7 +177,7 @@ async def test_prdigest_flags_lists_and_exports_the_regression_set(posted, llm, 
 
 
 async def test_a_correction_cut_off_by_a_stop_is_posted_at_the_next_start(posted, llm):
-    from bot.flag_loop import FlagLoop
+    from bot.chat.flag_loop import FlagLoop
 
     settings, store, service, summary = posted
     llm.script([("content", revised_answer())])

@@ -10,7 +10,7 @@ import time
 
 from click.testing import CliRunner
 
-from bot.cli import cli
+from bot.app.cli import cli
 from tests.conftest import REPO, make_pr
 from tests.fakes.slack import FakeSlack
 
@@ -53,7 +53,7 @@ def test_run_stops_cleanly_on_sigterm(env, github, monkeypatch, tmp_path):
             "SLACK_API_URL": slack.api_url,
         }
         process = subprocess.Popen(
-            [sys.executable, "-m", "bot.cli", "run"],
+            [sys.executable, "-m", "bot.app.cli", "run"],
             env=environ,
             cwd=tmp_path,
             stderr=subprocess.PIPE,

@@ -18,22 +18,18 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.bootstrap import build_service
-from bot.chat_posting import DigestPoster, Posted
-from bot.day_window import day_window
-from bot.errors import ConfigurationError
-from bot.lease import Lease
-from bot.models import Digest, DigestEntry, PullRequest, Subscription
-from bot.scheduler import DigestScheduler, post_once
-from bot.settings import Settings
-from bot.store import Store
-from bot.subscriptions import (
-    StaticSubscriptions,
-    Subscriptions,
-    SubscriptionStore,
-    digest_day,
-    latest_post,
-)
+from bot.app.compose import build_service
+from bot.chat.posting import DigestPoster, Posted
+from bot.core.day_window import day_window
+from bot.core.errors import ConfigurationError
+from bot.core.models import Digest, DigestEntry, PullRequest, Subscription
+from bot.core.post_times import digest_day, latest_post
+from bot.core.settings import Settings
+from bot.schedule.scheduler import DigestScheduler, post_once
+from bot.schedule.subscriptions import StaticSubscriptions, Subscriptions
+from bot.store.lease import Lease
+from bot.store.store import Store
+from bot.store.subscriptions import SubscriptionStore
 from tests.conftest import REPO, make_pr
 
 PACIFIC = ZoneInfo("America/Los_Angeles")
@@ -605,7 +601,7 @@ async def test_a_subscription_for_a_platform_not_running_is_skipped_with_a_warni
     clock.set(local("2026-03-02 12:00"))
     discord = Subscription("o/r", "discord", "42")
     scheduler = make(db, chat, clock, [SUB, discord])
-    with caplog.at_level(logging.WARNING, logger="bot.scheduler"):
+    with caplog.at_level(logging.WARNING, logger="bot.schedule.scheduler"):
         await scheduler.start()
     assert "skip sub=discord:42:o/r reason=no discord adapter running" in caplog.text
     assert [m["channel"] for m in chat.parents()] == ["C1"]

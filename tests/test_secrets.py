@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from bot.cli import cli
-from bot.logs import configure_logging
-from bot.settings import Settings
+from bot.app.cli import cli
+from bot.core.logs import configure_logging
+from bot.core.settings import Settings
 from tests.conftest import REPO, make_pr
 from tests.fakes.discord import FakeDiscord, running_bot
 from tests.fakes.figures import figures

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from bot.models import PostRecord
+from bot.core.models import PostRecord
 from tests.conftest import REPO, make_pr
 from tests.fakes.github import FakePR
 from tests.fakes.slack import BotUnderTest

@@ -227,9 +227,9 @@ async def test_unsigned_forged_and_stale_requests_are_refused(bot, slack):
 
 
 async def test_subscription_commands_are_carried_out_by_the_scheduler(bot, slack):
-    from bot.lease import Lease
-    from bot.scheduler import DigestScheduler
-    from bot.subscriptions import Subscriptions
+    from bot.schedule.scheduler import DigestScheduler
+    from bot.schedule.subscriptions import Subscriptions
+    from bot.store.lease import Lease
 
     absent = await bot.command("/digest", f"subscribe {REPO}")
     assert absent.text == "Daily digests are not scheduled by this process."

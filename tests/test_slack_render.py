@@ -14,8 +14,8 @@ from adapters.slack.render import (
     escape,
     split_text,
 )
-from bot.day_window import day_window
-from bot.models import (
+from bot.core.day_window import day_window
+from bot.core.models import (
     ChangedFile,
     ChangeType,
     Digest,

@@ -15,10 +15,10 @@ import pytest
 from adapters.slack import run_slack
 from adapters.slack.app import SlackBot
 from adapters.slack.transport import api_base_url
-from bot.bootstrap import build_service
-from bot.errors import ConfigurationError
-from bot.settings import Settings
-from bot.store import Store
+from bot.app.compose import build_service
+from bot.core.errors import ConfigurationError
+from bot.core.settings import Settings
+from bot.store.store import Store
 from tests.conftest import REPO, make_pr
 from tests.fakes.slack import FakeSlack
 

@@ -13,8 +13,8 @@ import json
 import pytest
 from openai import AsyncOpenAI
 
-from bot.models import ChangedFile, PullRequest
-from summarizer.base import SummarizeError
+from bot.core.models import ChangedFile, PullRequest
+from bot.ports.summarizer import SummarizeError
 from summarizer.local_summarizer import local_openai_summarizer
 from summarizer.openai_summarizer import OpenAISummarizer
 from summarizer.sampling import LOCAL, LOCAL_SECTION_CHARS, RETRY_SECTION_CHARS

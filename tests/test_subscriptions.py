@@ -9,24 +9,22 @@ from pathlib import Path
 import pytest
 from sqlite_utils import Database
 
-from bot.chat_commands import SubscriptionCommand, parse_digest_text
-from bot.errors import ConfigurationError
-from bot.migrations import migrations
-from bot.models import Subscription
-from bot.settings import Settings
-from bot.store import Store
-from bot.subscriptions import (
+from bot.chat.commands import SubscriptionCommand, parse_digest_text
+from bot.chat.subscribe import handle_subscription_command
+from bot.core.errors import ConfigurationError
+from bot.core.models import Subscription
+from bot.core.post_times import latest_post, next_post, post_instant
+from bot.core.settings import Settings
+from bot.schedule.subscriptions import (
     StaticSubscriptions,
     Subscriptions,
-    SubscriptionStore,
     configured_subscriptions,
     env_subscriptions,
-    handle_subscription_command,
-    latest_post,
     load_config,
-    next_post,
-    post_instant,
 )
+from bot.store.migrations import migrations
+from bot.store.store import Store
+from bot.store.subscriptions import SubscriptionStore
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "prdigest.toml"
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)

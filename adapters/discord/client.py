@@ -1,44 +1,39 @@
 """The Discord bot: a discord.py Client with `/digest`, `/prsummary` and flag reactions.
 
-Handlers stay thin: answer Discord (or defer) first, hand the text to the platform-neutral
-`ChatCommands`/`FlagService`/`DigestPoster`, then show the result. Only the guilds and
-guild-reactions intents are used: no privileged intent, no message content.
+Listeners stay thin: they hand the command, with a reply object that answers (or defers)
+through the interaction, to the platform-neutral `bot.chat.core.ChatCore`, which runs the
+flow. Only the guilds and guild-reactions intents are used: no privileged intent, no message
+content.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Coroutine
-from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from datetime import datetime, timedelta, tzinfo
+from typing import Any
 
 import discord
-import yarl
 from discord import app_commands
 
 from adapters.discord import render
-from adapters.discord.transport import NO_MENTIONS, DiscordTransport
-from bot.chat_commands import ChatCommands, PRRequest, SubscriptionCommand, error_text
-from bot.chat_posting import DigestPoster, PostOutcome, post_zone
-from bot.day_window import zone
-from bot.digest import DigestService
-from bot.errors import ConfigurationError, PRDigestError
-from bot.flag_loop import FlagLoop
-from bot.flags import EMOJI_NAMES, FlagService
-from bot.models import Digest, DigestEntry, Flag, PostRecord
-from bot.revisions import RevisionOutcome, RevisionService
-from bot.settings import Settings
-from bot.store import Store
-
-if TYPE_CHECKING:
-    from bot.scheduler import DigestScheduler
+from adapters.discord.transport import NO_MENTIONS, DiscordTransport, apply_endpoints
+from bot.chat.core import Ask, ChatBot, ChatCore
+from bot.chat.flags import EMOJI_NAMES
+from bot.chat.posting import PostOutcome
+from bot.chat.tasks import report
+from bot.core.day_window import zone
+from bot.core.errors import ConfigurationError
+from bot.core.models import Digest, DigestEntry, Flag, Platform, PostRecord, RevisionOutcome
+from bot.core.settings import Settings
+from bot.digest.service import DigestService
+from bot.ports.chat import Posted
+from bot.store.store import Store
 
 log = logging.getLogger(__name__)
 
-PLATFORM = "discord"
-DEFAULT_API_URL = "https://discord.com/api/v10"
-DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg/"
+PLATFORM = Platform.DISCORD
 THREAD_TYPES = (
     discord.ChannelType.public_thread,
     discord.ChannelType.private_thread,
@@ -55,18 +50,6 @@ POSTING_PERMISSIONS = (
     "read_message_history",
 )
 SHUTDOWN_GRACE = 5.0  # seconds a closing bot lets a re-check in flight finish before cancelling
-
-
-def apply_endpoints(settings: Settings) -> None:
-    """Point discord.py at DISCORD_API_URL / DISCORD_GATEWAY_URL (Discord's own by default).
-
-    discord.py has no setting for this; these two class attributes are where it reads the
-    REST base and the gateway, which is why pyproject pins discord.py's minor version.
-    Always assigned, so one process (or one test run) never keeps a previous value.
-    """
-    discord.http.Route.BASE = (settings.discord_api_url or DEFAULT_API_URL).rstrip("/")
-    gateway = settings.discord_gateway_url or DEFAULT_GATEWAY_URL
-    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway)
 
 
 def digest_text(day: str | None, repo: str | None) -> str:
@@ -116,7 +99,7 @@ def day_choices(
     ][:25]
 
 
-class DiscordBot(discord.Client):
+class DiscordBot(ChatBot, discord.Client):
     """The Discord side of prdigest; `start(token)`/`close()` run it on any event loop."""
 
     def __init__(
@@ -125,13 +108,13 @@ class DiscordBot(discord.Client):
         service: DigestService,
         store: Store,
         *,
-        commands: ChatCommands | None = None,
-        flags: FlagService | None = None,
-        scheduler: DigestScheduler | None = None,
         guild_ready_timeout: float = 2.0,
+        core: ChatCore | None = None,
+        **core_options: Any,
     ) -> None:
-        """`scheduler`, when the process runs one, serves `/digest subscribe` and friends;
-        it may also be set after construction (it needs `self.poster` to be built)."""
+        """`core` is the chat core shared by every platform of the process (the composition
+        root passes it); one is made over `service` and `store` (with `core_options`:
+        `scheduler`, `commands`, `flags`) when none is given."""
         if not settings.discord_bot_token:
             raise ConfigurationError("DISCORD_BOT_TOKEN is not set")
         apply_endpoints(settings)  # before the first request, however the bot was built
@@ -144,22 +127,12 @@ class DiscordBot(discord.Client):
             allowed_mentions=NO_MENTIONS,
             guild_ready_timeout=guild_ready_timeout,
         )
-        self.settings = settings
-        self.service = service
-        self.store = store
-        self.scheduler = scheduler
-        self.commands = commands or ChatCommands(service, settings)
-        self.flags = flags or FlagService(store, settings.flag_emoji)
-        # One per bot: its per-summary locks are what make concurrent flags one re-check.
-        self.revisions = RevisionService(store, service, settings)
-        self.flag_loop = FlagLoop(self.flags, self.revisions, self.spawn)
+        core = core or ChatCore(settings, service, store, **core_options)
         self.shutdown_grace = SHUTDOWN_GRACE
-        self._background: set[asyncio.Task[None]] = set()
-        self._shutting_down = False
-        # (channel, summary id) -> set once that summary's "thanks" is out: a re-check runs
-        # alongside the thanks but never answers before it.
         self.transport = DiscordTransport(self, flag_hint=flag_display(settings))
-        self.poster = DigestPoster(store, self.transport)
+        # Interactions are answered by API calls, so the work after a defer runs right here.
+        self.room = core.room(self.transport, "Discord", inline=True)
+        self.answers = DiscordAnswers(self.transport)
         self.tree = app_commands.CommandTree(self)
         self.on_ready_callbacks: list[Callable[[DiscordBot], None]] = []
         self._register_commands()
@@ -173,59 +146,24 @@ class DiscordBot(discord.Client):
     async def close(self) -> None:
         """Let re-checks in flight finish (for `shutdown_grace` seconds), cancel the rest,
         then disconnect: they post through this client, so they go first."""
-        self._shutting_down = True
+        self.room.tasks.closing = True
         await self.finish_background(self.shutdown_grace)
         await super().close()
 
     def clear(self) -> None:
         """discord.py's reset for a client started again after close()."""
         super().clear()
-        self._shutting_down = False
+        self.room.tasks.closing = False
 
     # -- background work -----------------------------------------------------------------
 
-    def spawn(self, work: Coroutine[Any, Any, None], what: str) -> None:
-        """Run `work` beside the event handler, keeping a reference so it is neither lost
-        (garbage-collected mid-way) nor orphaned at shutdown."""
-        if self._shutting_down:
-            work.close()
-            log.info("not starting %s: the bot is shutting down", what)
-            return
-        task = asyncio.create_task(self._guard(work, what), name=what)
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
-
-    async def _guard(self, work: Coroutine[Any, Any, None], what: str) -> None:
-        try:
-            await work
-        except asyncio.CancelledError:
-            log.info("%s cancelled", what)
-            raise
-        except Exception:  # noqa: BLE001 - one flag's failure must not stop the bot
-            log.exception("%s failed", what)
-
-    async def drain(self, timeout: float | None = None) -> None:
-        """Wait until every background task has finished (TimeoutError after `timeout`)."""
-        loop = asyncio.get_running_loop()
-        deadline = None if timeout is None else loop.time() + timeout
-        while self._background:
-            remaining = None if deadline is None else deadline - loop.time()
-            if remaining is not None and remaining <= 0:
-                raise TimeoutError(
-                    f"{len(self._background)} Discord background tasks still running"
-                )
-            await asyncio.wait(set(self._background), timeout=remaining)
+    @property
+    def _background(self) -> set[asyncio.Task[None]]:
+        return self.room.tasks.running
 
     async def finish_background(self, timeout: float) -> None:
         """Drain for up to `timeout` seconds, then cancel what is left and wait for it."""
-        try:
-            await self.drain(timeout)
-        except TimeoutError:
-            left = list(self._background)
-            log.info("cancelling %d background task(s) at shutdown", len(left))
-            for task in left:
-                task.cancel()
-            await asyncio.gather(*left, return_exceptions=True)
+        await self.room.tasks.finish(timeout)
 
     async def post_digest(self, channel: str, digest: Digest) -> PostOutcome:
         """Post (or finish posting) a digest in `channel`: for scheduled digests."""
@@ -250,7 +188,7 @@ class DiscordBot(discord.Client):
                     "(prdigest discord-invite)", guild_id,
                 )  # fmt: skip
 
-    # -- /digest -------------------------------------------------------------------------
+    # -- listeners -----------------------------------------------------------------------
 
     def _register_commands(self) -> None:
         @self.tree.command(name="digest", description="Post a day's merged PRs as a thread")
@@ -279,141 +217,20 @@ class DiscordBot(discord.Client):
     async def handle_digest(
         self, interaction: discord.Interaction, day: str | None, repo: str | None
     ) -> None:
-        channel = str(interaction.channel_id)
         self._learn_guild(interaction)
-        try:
-            request = self.commands.digest_request(digest_text(day, repo), channel)
-        except PRDigestError as exc:
-            return await self._error(interaction, error_text(exc))
-        if isinstance(request, SubscriptionCommand):
-            return await self.handle_subscription(interaction, request)
-        if interaction.channel is not None and interaction.channel.type in THREAD_TYPES:
-            return await self._error(
-                interaction, "Run /digest in a text channel: a digest opens a thread of its own."
-            )
-        try:
-            # A digest costs the summaries it may still need (none for a day already
-            # summarized, a whole minute's worth for a day never listed), not one unit.
-            cost = self.commands.digest_cost(request)
-            self.commands.check_llm_budget(str(interaction.user.id), channel, cost=cost)
-        except PRDigestError as exc:
-            return await self._error(interaction, error_text(exc))
-        # Within Discord's 3 seconds, before any GitHub or model call.
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        day_text = request.window.day.isoformat()
-        try:
-            digest = await self.commands.build_digest(request)
-            outcome = await self.poster.post(channel, digest)
-        except discord.HTTPException as exc:
-            log.warning("posting the digest of %s %s failed: %s", request.repo, day_text, exc)
-            return await self._finish(interaction, interrupted_notice(exc))
-        except Exception as exc:  # noqa: BLE001 - every failure becomes one line for the user
-            if not isinstance(exc, PRDigestError):
-                log.exception("/digest %s %s failed", request.repo, day_text)
-            return await self._finish(interaction, error_text(exc))
-        notice = render.posted_notice(
-            outcome.status, request.repo, day_text, outcome.link, outcome.replies_sent
-        )
-        await self._finish(interaction, notice)
-
-    async def handle_subscription(
-        self, interaction: discord.Interaction, request: SubscriptionCommand
-    ) -> None:
-        """`/digest day:subscribe repo:owner/name` and friends, through the core's handler."""
-        if self.scheduler is None:
-            return await self._error(
-                interaction, "Daily digests are not scheduled by this process."
-            )
-        from bot.subscriptions import SubscriptionStore, handle_subscription_command
-
-        # The interaction says what the bot may do in this channel: a digest needs all of it.
-        allowed = interaction.app_permissions
-        can_post = all(getattr(allowed, name) for name in POSTING_PERMISSIONS)
-        try:
-            text = await handle_subscription_command(
-                request, PLATFORM, str(interaction.channel_id), SubscriptionStore(self.store),
-                self.scheduler, bot_in_channel=can_post, user=str(interaction.user.id),
-            )  # fmt: skip
-        except Exception as exc:  # noqa: BLE001 - one line for the user, the log the rest
-            if not isinstance(exc, PRDigestError):
-                log.exception("/digest %s failed", request.action)
-            text = error_text(exc)
-        await self._error(interaction, text)
-
-    # -- /prsummary ----------------------------------------------------------------------
+        ask = Ask(str(interaction.channel_id), str(interaction.user.id), digest_text(day, repo))
+        await self.core.digest(self.room, ask, DiscordDigestReply(interaction))
 
     async def handle_prsummary(self, interaction: discord.Interaction, pr: str) -> None:
-        channel = str(interaction.channel_id)
         self._learn_guild(interaction)
         ephemeral = self.settings.prsummary_visibility == "ephemeral"
+        reply = DiscordSummaryReply(interaction, ephemeral, zone(self.settings.timezone))
         try:
-            request = self.commands.pr_request(pr, channel)
-            entry = self.commands.cached(request)
-            if entry is None:
-                self.commands.check_llm_budget(str(interaction.user.id), channel)
-        except PRDigestError as exc:
-            return await self._error(interaction, error_text(exc))
-        try:
-            entry, first_id = await self._answer(interaction, request, entry, ephemeral)
+            await self.core.prsummary(
+                self.room, Ask(str(interaction.channel_id), str(interaction.user.id), pr), reply
+            )
         except discord.HTTPException as exc:  # e.g. the interaction token expired
             log.warning("could not answer /prsummary %s: %s", pr[:80], exc)
-            return
-        if not ephemeral and first_id is not None and entry is not None:
-            self._record_answer(channel, entry, str(first_id))
-
-    async def _answer(
-        self,
-        interaction: discord.Interaction,
-        request: PRRequest,
-        entry: DigestEntry | None,
-        ephemeral: bool,
-    ) -> tuple[DigestEntry | None, int | None]:
-        """Show the summary (`entry` when cached, else made now); returns it and the id of
-        its (first) message, or (None, None) after an error shown to the user."""
-        tz = zone(self.settings.timezone)
-        if entry is not None:  # cached: the answer itself is the response, at once
-            parts = render.entry_messages(entry, tz)
-            callback = await interaction.response.send_message(
-                embeds=_embeds(parts[0]), ephemeral=ephemeral, allowed_mentions=NO_MENTIONS
-            )
-            first_id = callback.message_id if callback else None
-        else:
-            await interaction.response.defer(ephemeral=ephemeral, thinking=True)
-            try:
-                entry = await self.commands.summarize(request)
-            except Exception as exc:  # noqa: BLE001 - every failure becomes one line for the user
-                if not isinstance(exc, PRDigestError):
-                    log.exception("/prsummary %s#%s failed", request.repo, request.number)
-                await self._deferred_error(interaction, error_text(exc), ephemeral)
-                return None, None
-            parts = render.entry_messages(entry, tz)
-            message = await interaction.edit_original_response(
-                content=None, embeds=_embeds(parts[0]), allowed_mentions=NO_MENTIONS
-            )
-            first_id = message.id
-        for part in parts[1:]:
-            await interaction.followup.send(
-                embeds=_embeds(part), ephemeral=ephemeral, allowed_mentions=NO_MENTIONS, wait=True
-            )
-        return entry, first_id
-
-    def _record_answer(self, channel: str, entry: DigestEntry, message_id: str) -> None:
-        """Recorded like a digest reply, so a flag reaction on the answer counts too."""
-        record = self.store.begin_post(
-            PostRecord(
-                platform=PLATFORM,
-                channel=channel,
-                repo=entry.pr.repo,
-                day="",
-                pr_number=entry.pr.number,
-                message_id="",
-                summary_id=entry.summary.id if entry.summary else None,
-            ),
-            kind="prsummary",
-        )
-        self.store.complete_post(record.id, message_id)
-
-    # -- flags ---------------------------------------------------------------------------
 
     async def on_raw_reaction_add(self, payload: discord.RawReactionActionEvent) -> None:
         emoji = _emoji_name(payload.emoji)
@@ -422,26 +239,29 @@ class DiscordBot(discord.Client):
         if payload.guild_id:  # for jump links to messages in this channel (or thread)
             self.transport.guilds.setdefault(str(payload.channel_id), payload.guild_id)
         channel = await self._record_channel(payload.channel_id, payload.message_id)
-        await self.flag_loop.added(
-            self, PLATFORM, channel, str(payload.message_id), str(payload.user_id), emoji
-        )
+        await self.core.flag_added(
+            self.room, self.answers, channel, str(payload.message_id), str(payload.user_id),
+            emoji,
+        )  # fmt: skip
 
     async def on_raw_reaction_remove(self, payload: discord.RawReactionActionEvent) -> None:
         emoji = _emoji_name(payload.emoji)
         if self._ignored(payload, emoji):
             return
         channel = await self._record_channel(payload.channel_id, payload.message_id)
-        self.flags.removed(PLATFORM, channel, str(payload.message_id), str(payload.user_id), emoji)
+        await self.core.flag_removed(
+            self.room, channel, str(payload.message_id), str(payload.user_id), emoji
+        )
 
     def _ignored(self, payload: discord.RawReactionActionEvent, emoji: str) -> bool:
         own = self.user is not None and payload.user_id == self.user.id
-        return own or not self.flags.is_flag(emoji)
+        return own or not self.core.is_flag(emoji)
 
     async def _record_channel(self, channel_id: int, message_id: int) -> str:
         """The channel a message's post record names: a digest reply lives in the thread but
         is recorded under the channel the digest was posted to (the thread's parent)."""
         channel = str(channel_id)
-        if self.store.post_by_message(PLATFORM, channel, str(message_id)) is not None:
+        if await self.store.aio.post_by_message(PLATFORM, channel, str(message_id)) is not None:
             return channel
         thread = self.get_channel(channel_id)
         if thread is None:
@@ -452,115 +272,165 @@ class DiscordBot(discord.Client):
         parent_id = getattr(thread, "parent_id", None)
         return str(parent_id) if parent_id else channel
 
-    # -- re-checks after a flag ---------------------------------------------------------
-
-    # The three answers to a flag (bot.flag_loop.FlagAnswers); the loop orders them.
-
-    async def thank(self, flag: Flag) -> None:
-        _, target = self._flagged_post(flag)
-        await self.transport.send(
-            target, render.Message(content=render.flag_thanks(flag.number, flag.user))
-        )
-
-    async def post_correction(self, outcome: RevisionOutcome) -> None:
-        await self._post_revision(outcome)
-
-    async def post_no_change(self, outcome: RevisionOutcome) -> None:
-        _, target = self._flagged_post(outcome.flag)
-        text = render.recheck_text(outcome.flag.user, outcome.note)
-        await self.transport.send(target, render.Message(content=text))
-
-    def _flagged_post(self, flag: Flag) -> tuple[PostRecord | None, str]:
-        """The flagged message's record, and where it is (and its correction goes): the
-        digest's thread, or the channel of a /prsummary answer."""
-        post = self.store.post_by_message(PLATFORM, flag.channel, flag.message_id)
-        return post, (post.thread_id if post else None) or flag.channel
-
-    async def _post_revision(self, outcome: RevisionOutcome) -> None:
-        """The corrected summary next to the flagged one (recorded, so it can be flagged in
-        turn), then the flagged message edited to point at it."""
-        flag, new = outcome.flag, outcome.new
-        assert new is not None and new.id is not None
-        post, target = self._flagged_post(flag)
-        day = post.day if post else ""
-        pr = self.store.get_pr(new.repo, new.number)
-        if pr is None:
-            pr = await self.service.pull_request(new.repo, new.number)
-        messages = render.revision_messages(
-            DigestEntry(pr, new),
-            post_zone(post, self.settings.timezone),
-            user_id=flag.user,
-            note=outcome.note,
-        )
-        record = self.store.begin_post(
-            PostRecord(
-                platform=PLATFORM,
-                channel=flag.channel,
-                repo=new.repo,
-                day=day,
-                pr_number=new.number,
-                message_id="",
-                thread_id=post.thread_id if post else None,
-                summary_id=new.id,
-                tz_name=post.tz_name if post else None,
-            ),
-            kind="revision",
-        )
-        first = await self.transport.send(target, messages[0])
-        self.store.complete_post(record.id, str(first.id))  # type: ignore[arg-type]
-        for part in messages[1:]:  # only when the summary is too long for one message
-            await self.transport.send(target, part)
-        log.info(
-            "posted revision %s of %s#%s in %s after a flag by %s",
-            new.id, new.repo, new.number, target, flag.user,
-        )  # fmt: skip
-        link = self.transport.message_link(target, str(first.id))
-        try:
-            await self.transport.edit_content(
-                target, flag.message_id, lambda content: render.with_revision_notice(content, link)
-            )
-        except discord.HTTPException as exc:  # the correction is out; only the pointer is not
-            log.warning("could not mark %s in %s as revised: %s", flag.message_id, target, exc)
-
-    # -- answering -----------------------------------------------------------------------
-
     def _learn_guild(self, interaction: discord.Interaction) -> None:
         if interaction.guild_id and interaction.channel_id:
             self.transport.guilds[str(interaction.channel_id)] = interaction.guild_id
 
-    async def _error(self, interaction: discord.Interaction, text: str) -> None:
+
+class _DiscordReply:
+    """The answers every command shares, through the interaction."""
+
+    def __init__(self, interaction: discord.Interaction):
+        self.interaction = interaction
+
+    async def answer(self, text: str) -> None:
         """A short answer only the user sees."""
         text = render.clip(render.sanitize(text), render.MAX_CONTENT)
-        if interaction.response.is_done():
-            await interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
+        if self.interaction.response.is_done():
+            await self.interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
         else:
-            await interaction.response.send_message(
+            await self.interaction.response.send_message(
                 text, ephemeral=True, allowed_mentions=NO_MENTIONS
             )
 
-    async def _finish(self, interaction: discord.Interaction, text: str) -> None:
+    async def say(self, text: str) -> None:
+        await self.answer(text)
+
+    async def finish(self, text: str) -> None:
         """Replace an ephemeral "thinking…" with the outcome (the token may have expired)."""
         text = render.clip(render.sanitize(text), render.MAX_CONTENT)
         try:
-            await interaction.edit_original_response(content=text, allowed_mentions=NO_MENTIONS)
+            await self.interaction.edit_original_response(
+                content=text, allowed_mentions=NO_MENTIONS
+            )
         except discord.HTTPException as exc:
             log.warning("could not update the /digest reply: %s", exc)
 
-    async def _deferred_error(
-        self, interaction: discord.Interaction, text: str, ephemeral: bool
+    async def failed(self, exc: Exception, what: str) -> None:
+        if isinstance(exc, discord.HTTPException):
+            log.warning("posting %s failed: %s", what, exc)
+            return await self.finish(interrupted_notice(exc))
+        await self.finish(report(exc, what))
+
+
+class DiscordDigestReply(_DiscordReply):
+    async def accept(self, note: str | None = None) -> None:
+        # Within Discord's 3 seconds, before any GitHub or model call; a subscription
+        # command (no note) answers at once instead.
+        if note is not None:
+            await self.interaction.response.defer(ephemeral=True, thinking=True)
+
+    async def error(self, text: str) -> None:
+        await self.finish(text)
+
+    def not_here(self) -> str | None:
+        channel = self.interaction.channel
+        if channel is not None and channel.type in THREAD_TYPES:
+            return "Run /digest in a text channel: a digest opens a thread of its own."
+        return None
+
+    async def already(self, repo: str, day: str, tz_name: str, link: str) -> bool:
+        return False  # the digest is "posted" again, which answers "already" with its link
+
+    async def posted(
+        self, repo: str, day: str, tz_name: str, status: str, link: str, sent: int, failed: int
     ) -> None:
-        if ephemeral:
-            return await self._finish(interaction, text)
+        await self.finish(render.posted_notice(status, repo, day, link, sent))
+
+    async def can_post(self) -> bool:
+        # The interaction says what the bot may do in this channel: a digest needs all of it.
+        allowed = self.interaction.app_permissions
+        return all(getattr(allowed, name) for name in POSTING_PERMISSIONS)
+
+
+class DiscordSummaryReply(_DiscordReply):
+    def __init__(self, interaction: discord.Interaction, ephemeral: bool, tz: tzinfo):
+        super().__init__(interaction)
+        self.ephemeral = ephemeral
+        self.tz = tz
+
+    async def accept(self, note: str | None = None) -> None:
+        if note is not None:  # a summary still to make: "thinking…" until it is
+            await self.interaction.response.defer(ephemeral=self.ephemeral, thinking=True)
+
+    async def error(self, text: str) -> None:
+        if self.ephemeral:
+            return await self.finish(text)
         # A public "thinking…" must not turn into a public error: swap it for a private one.
         try:
-            await interaction.delete_original_response()
-            await interaction.followup.send(
+            await self.interaction.delete_original_response()
+            await self.interaction.followup.send(
                 render.clip(render.sanitize(text), render.MAX_CONTENT),
                 ephemeral=True,
                 allowed_mentions=NO_MENTIONS,
             )
         except discord.HTTPException as exc:
             log.warning("could not show a /prsummary error: %s", exc)
+
+    async def show(self, entry: DigestEntry) -> Posted | None:
+        """The summary as the response (cached) or in place of "thinking…"; continuations as
+        follow-ups. Its first message, when everyone in the channel sees it."""
+        parts = render.entry_messages(entry, self.tz)
+        if not self.interaction.response.is_done():  # cached: the answer is the response
+            callback = await self.interaction.response.send_message(
+                embeds=_embeds(parts[0]), ephemeral=self.ephemeral, allowed_mentions=NO_MENTIONS
+            )
+            first_id = callback.message_id if callback else None
+        else:
+            message = await self.interaction.edit_original_response(
+                content=None, embeds=_embeds(parts[0]), allowed_mentions=NO_MENTIONS
+            )
+            first_id = message.id
+        for part in parts[1:]:
+            await self.interaction.followup.send(
+                embeds=_embeds(part), ephemeral=self.ephemeral, allowed_mentions=NO_MENTIONS,
+                wait=True,
+            )  # fmt: skip
+        if self.ephemeral or first_id is None:
+            return None
+        return Posted(str(first_id))
+
+
+class DiscordAnswers:
+    """How Discord answers a flag: in the digest's thread, or the channel of an answer."""
+
+    def __init__(self, transport: DiscordTransport):
+        self.transport = transport
+
+    @staticmethod
+    def _target(flag: Flag, post: PostRecord | None) -> str:
+        return (post.thread_id if post else None) or flag.channel
+
+    async def thank(self, flag: Flag, post: PostRecord | None) -> None:
+        text = render.flag_thanks(flag.number, flag.user)
+        await self.transport.send(self._target(flag, post), render.Message(content=text))
+
+    async def no_change(self, outcome: RevisionOutcome, post: PostRecord | None) -> None:
+        text = render.recheck_text(outcome.flag.user, outcome.note)
+        await self.transport.send(self._target(outcome.flag, post), render.Message(content=text))
+
+    async def send_revision(
+        self, outcome: RevisionOutcome, post: PostRecord | None, entry: DigestEntry, tz: tzinfo
+    ) -> Posted:
+        target = self._target(outcome.flag, post)
+        messages = render.revision_messages(entry, tz, user_id=outcome.flag.user, note=outcome.note)
+        first = await self.transport.send(target, messages[0])
+        for part in messages[1:]:  # only when the summary is too long for one message
+            await self.transport.send(target, part)
+        return Posted(str(first.id))
+
+    async def mark_revised(
+        self, outcome: RevisionOutcome, post: PostRecord | None, old: DigestEntry, tz: tzinfo,
+        posted: Posted,
+    ) -> None:  # fmt: skip
+        flag, target = outcome.flag, self._target(outcome.flag, post)
+        link = self.transport.message_link(target, posted.message_id)
+        try:
+            await self.transport.edit_content(
+                target, flag.message_id, lambda content: render.with_revision_notice(content, link)
+            )
+        except discord.HTTPException as exc:  # the correction is out; only the pointer is not
+            log.warning("could not mark %s in %s as revised: %s", flag.message_id, target, exc)
 
 
 def interrupted_notice(exc: discord.HTTPException) -> str:
@@ -586,28 +456,17 @@ def _emoji_name(emoji: discord.PartialEmoji) -> str:
 
 
 async def run_discord(
-    settings: Settings,
-    service: DigestService,
-    store: Store,
-    *,
-    commands: ChatCommands | None = None,
-    flags: FlagService | None = None,
-    scheduler: DigestScheduler | None = None,
-    started: Callable[[DiscordBot], None] | None = None,
-    bot: DiscordBot | None = None,
-) -> None:
+    settings: Settings, service: DigestService, store: Store, *,
+    started: Callable[[DiscordBot], None] | None = None, bot: DiscordBot | None = None,
+    **options: Any,
+) -> None:  # fmt: skip
     """Run the Discord bot until cancelled; for `prdigest run`, beside Slack on one loop.
 
-    Pass `bot` to run one built beforehand (e.g. whose `poster` a
-    scheduler also uses); `started` is called once the bot is connected and its guilds
-    are loaded (on_ready).
+    Pass `bot` to run one built beforehand (e.g. whose `poster` a scheduler also uses), else
+    `options` are the bot's (`core`, or `scheduler`, `commands`, `flags` for a core of its
+    own); `started` is called once the bot is connected and its guilds are loaded (on_ready).
     """
-    if bot is None:
-        bot = create_bot(
-            settings, service, store, commands=commands, flags=flags, scheduler=scheduler
-        )
-    elif scheduler is not None:
-        bot.scheduler = scheduler
+    bot = bot or create_bot(settings, service, store, **options)
     async with bot:
         if started is not None:
             bot.on_ready_callbacks.append(started)
@@ -615,7 +474,8 @@ async def run_discord(
 
 
 def create_bot(settings: Settings, service: DigestService, store: Store, **kwargs) -> DiscordBot:
-    """The same as `DiscordBot(...)`: raises ConfigurationError without DISCORD_BOT_TOKEN."""
+    """The one place a DiscordBot is made (the composition root calls it with the chat core);
+    raises ConfigurationError without DISCORD_BOT_TOKEN."""
     return DiscordBot(settings, service, store, **kwargs)
 
 

@@ -7,8 +7,9 @@ import asyncio
 import aiohttp
 import discord
 
-from bot.errors import ConfigurationError
-from bot.settings import Settings
+from adapters.discord.transport import apply_endpoints
+from bot.core.errors import ConfigurationError
+from bot.core.settings import Settings
 
 SCOPES = ("bot", "applications.commands")
 
@@ -32,8 +33,6 @@ def invite_url(application_id: int | str) -> str:
 
 async def application_id(settings: Settings) -> int:
     """The bot's application id, asked of Discord with DISCORD_BOT_TOKEN (one REST call)."""
-    from adapters.discord.client import apply_endpoints
-
     if not settings.discord_bot_token:
         raise ConfigurationError("DISCORD_BOT_TOKEN is not set")
     apply_endpoints(settings)

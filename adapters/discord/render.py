@@ -12,12 +12,15 @@ Every piece of text that came from GitHub or the model goes through `sanitize`, 
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from datetime import tzinfo
 from typing import Any
 
-from bot.models import ChangeType, Digest, DigestEntry
+from bot.core.models import ChangeType, Digest, DigestEntry
+from bot.digest import text as shared_text
+from bot.digest.text import code_span, merged_time, prefix
 
 MAX_CONTENT = 2000
 MAX_TITLE = 256
@@ -66,48 +69,15 @@ def sanitize(text: str | None) -> str:
     return _MASKED_LINK.sub(lambda m: f"[{m.group(1)}]\u200b(", value)
 
 
+# The one split_text, counting as Discord does.
+split_text = functools.partial(shared_text.split_text, measure=text_length)
+
+
 def clip(text: str, limit: int) -> str:
     """`text` cut to `limit` UTF-16 units, with an ellipsis when something was cut."""
     if text_length(text) <= limit:
         return text
-    return _prefix(text, limit - 1).rstrip() + "…"
-
-
-def _prefix(text: str, limit: int) -> str:
-    """The longest prefix of `text` within `limit` UTF-16 units (never half a surrogate pair)."""
-    head = text[:limit]  # no longer prefix can fit: each code point is at least one unit
-    return head if text_length(head) <= limit else _slow_prefix(text, limit)
-
-
-def _slow_prefix(text: str, limit: int) -> str:
-    used = 0
-    for i, char in enumerate(text):
-        used += 2 if ord(char) > 0xFFFF else 1
-        if used > limit:
-            return text[:i]
-    return text
-
-
-def split_text(text: str, limit: int) -> list[str]:
-    """Split into chunks of at most `limit`, at a paragraph, line or word break when one is
-    in the second half of the chunk. No text is dropped except whitespace at the breaks."""
-    rest = text.strip()
-    chunks: list[str] = []
-    while text_length(rest) > limit:
-        head = _prefix(rest, limit)
-        cut = -1
-        for sep in ("\n\n", "\n", " "):
-            at = head.rfind(sep)
-            if at >= len(head) // 2:
-                cut = at
-                break
-        if cut <= 0:
-            cut = len(head)
-        chunks.append(rest[:cut].rstrip())
-        rest = rest[cut:].lstrip()
-    if rest or not chunks:
-        chunks.append(rest)
-    return chunks
+    return prefix(text, limit - 1, text_length).rstrip() + "…"
 
 
 # -- the parent message and its thread ---------------------------------------------------
@@ -215,8 +185,7 @@ def _base_fields(entry: DigestEntry, tz: tzinfo | None) -> list[dict[str, Any]]:
         fields.append({"name": "State", "value": pr.state.upper() or "?", "inline": True})
     fields.append({"name": "Author", "value": _profile(entry, pr.author), "inline": True})
     if pr.is_merged:
-        merged = pr.merged_at.astimezone(tz) if (pr.merged_at and tz) else pr.merged_at
-        when = merged.strftime("%Y-%m-%d %H:%M") if merged else "unknown time"
+        when = merged_time(pr, tz, unknown="unknown time")
         fields.append(
             {
                 "name": "Merged by",
@@ -257,19 +226,6 @@ def _files(entry: DigestEntry) -> str:
     if shown < len(files):
         lines.append(f"… and {len(files) - shown} more")
     return "\n".join(lines)
-
-
-def code_span(text: str) -> str:
-    """`text` as inline code, shown literally even when it holds backticks.
-
-    The fence is one backtick longer than the longest run inside, so no run can close it;
-    a space pads each side when the text starts or ends with a backtick (it would join the
-    fence otherwise), which CommonMark and Discord both drop again.
-    """
-    runs = re.findall(r"`+", text)
-    fence = "`" * (max((len(r) for r in runs), default=0) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def embed_size(embed: dict[str, Any]) -> int:

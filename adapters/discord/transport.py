@@ -1,4 +1,4 @@
-"""The `Transport` of `bot.chat_posting` on Discord: send rendered messages, find sent ones.
+"""The `Transport` of `bot.ports.chat` on Discord: send rendered messages, find sent ones.
 
 `DigestPoster` owns the idempotency records and the posting loop; this only talks to Discord.
 A digest is a parent message in the channel, a public thread started from it (whose id is
@@ -13,12 +13,17 @@ from collections.abc import Callable
 from typing import Any
 
 import discord
+import yarl
 
 from adapters.discord import render
-from bot.chat_posting import Posted
-from bot.models import Digest, DigestEntry
+from bot.core.models import Digest, DigestEntry, Platform
+from bot.core.settings import Settings
+from bot.ports.chat import Posted
 
 log = logging.getLogger(__name__)
+
+DEFAULT_API_URL = "https://discord.com/api/v10"
+DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg/"
 
 NO_MENTIONS = discord.AllowedMentions.none()
 THREAD_ALREADY_EXISTS = 160004  # Discord's error code: the message already has a thread
@@ -27,8 +32,20 @@ HISTORY_SCAN = 300  # only read after a crash: the unrecorded message is among t
 EXTRA_429_RETRIES = 5
 
 
+def apply_endpoints(settings: Settings) -> None:
+    """Point discord.py at DISCORD_API_URL / DISCORD_GATEWAY_URL (Discord's own by default).
+
+    discord.py has no setting for this; these two class attributes are where it reads the
+    REST base and the gateway, which is why pyproject pins discord.py's minor version.
+    Always assigned, so one process (or one test run) never keeps a previous value.
+    """
+    discord.http.Route.BASE = (settings.discord_api_url or DEFAULT_API_URL).rstrip("/")
+    gateway = settings.discord_gateway_url or DEFAULT_GATEWAY_URL
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway)
+
+
 class DiscordTransport:
-    platform = "discord"
+    platform = Platform.DISCORD
 
     def __init__(self, client: discord.Client, *, flag_hint: str | None = None) -> None:
         self.client = client

@@ -1,28 +1,9 @@
-"""The Slack adapter: Block Kit rendering, the Web API transport, and the Bolt app.
+"""The Slack adapter: Block Kit rendering, the Web API transport, and the Bolt listeners.
 
-Entry points for the CLI: `run_slack()` (`prdigest run`) and `manifest_yaml()`
-(`prdigest slack-manifest`).
+May import: `bot.chat`, `bot.digest`, `bot.store`, `bot.ports`, `bot.core`, slack_bolt, slack_sdk.
 """
 
-from __future__ import annotations
-
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from adapters.slack.app import SlackBot
-
-
-async def run_slack(*args: Any, **kwargs: Any) -> None:
-    """See `adapters.slack.app.run_slack`; imported lazily so the CLI starts fast."""
-    from adapters.slack.app import run_slack as run
-
-    await run(*args, **kwargs)
-
-
-def manifest_yaml(request_url: str | None = None) -> str:
-    from adapters.slack.manifest import manifest_yaml as build
-
-    return build(request_url)
-
+from adapters.slack.app import SlackBot, run_slack
+from adapters.slack.manifest import manifest_yaml
 
 __all__ = ["SlackBot", "manifest_yaml", "run_slack"]

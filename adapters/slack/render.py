@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from datetime import tzinfo
 from typing import Any
 
-from bot.models import ChangeType, Digest, DigestEntry, PullRequest
-from bot.render_markdown import UNKNOWN_TYPE, merged_time
+from bot.core.models import ChangeType, Digest, DigestEntry, PostStatus, PullRequest
+from bot.digest.render_markdown import UNKNOWN_TYPE
+from bot.digest.text import merged_time, split_text
 
 MAX_BLOCKS = 50
 MAX_SECTION_TEXT = 3000
@@ -104,37 +105,6 @@ def one_line(text: str | None, limit: int | None = None) -> str:
 
 
 # -- limits --------------------------------------------------------------------------------
-
-
-def split_text(text: str, limit: int = MAX_SECTION_TEXT) -> list[str]:
-    """Cut escaped text into pieces of at most `limit` characters, at the best boundary.
-
-    Paragraphs, then lines, then sentences, then words; a hard cut never lands inside an
-    escape such as `&amp;`.
-    """
-    pieces: list[str] = []
-    rest = text
-    while len(rest) > limit:
-        cut = _cut_point(rest, limit)
-        piece = rest[:cut].rstrip()
-        if piece:
-            pieces.append(piece)
-        rest = rest[cut:].lstrip()
-    if rest or not pieces:
-        pieces.append(rest)
-    return pieces
-
-
-def _cut_point(text: str, limit: int) -> int:
-    window = text[:limit]
-    for separator in ("\n\n", "\n", ". ", " "):
-        at = window.rfind(separator)
-        if at >= limit // 2:
-            return at + len(separator)
-    amp = window.rfind("&", max(0, limit - 6))
-    if amp > 0 and ";" not in window[amp:]:
-        return amp
-    return limit
 
 
 def block_text_length(block: dict[str, Any]) -> int:
@@ -243,7 +213,7 @@ def entry_blocks(
     summary = entry.summary
     if summary is None:
         reason = escape(entry.error or "unknown error")
-        blocks.append(section(split_text(f"*Summary unavailable:* {reason}")[0]))
+        blocks.append(section(split_text(f"*Summary unavailable:* {reason}", MAX_SECTION_TEXT)[0]))
         return blocks
     if summary.revision > 1:
         blocks.append(context(f"_Revised after a flag (revision {summary.revision})._"))
@@ -460,3 +430,32 @@ def with_revision_notice(message: SlackMessage, url: str | None) -> SlackMessage
     facts = next((i for i, b in enumerate(blocks) if b.get("type") == "context"), None)
     blocks.insert(len(blocks) if facts is None else facts + 1, notice)
     return SlackMessage(message.text, blocks[:MAX_BLOCKS], message.metadata)
+
+
+# -- command answers ---------------------------------------------------------------------------
+
+
+def digest_label(repo: str, day: str, tz_name: str) -> str:
+    return f"{escape(repo)} for {day} ({escape(tz_name)})"
+
+
+def already_text(label: str, link_url: str) -> str:
+    return f"The digest of {label} is already in this channel: <{link_url}|open the thread>."
+
+
+def posted_text(label: str, status: str, link_url: str, failed: int) -> str:
+    """What the user who typed /digest is told once the digest is out."""
+    thread = f"<{link_url}|open the thread>"
+    if status == PostStatus.ALREADY:
+        text = f"The digest of {label} is already in this channel: {thread}."
+    elif status == PostStatus.RESUMED:
+        text = f"Resumed the digest of {label} where it stopped: {thread}."
+    else:
+        text = f"Posted the digest of {label}: {thread}."
+    if failed:
+        text += f" {failed} PRs could not be summarized; their replies say why."
+    return text
+
+
+def not_summarized_text(number: int, reason: str | None) -> str:
+    return f"Could not summarize #{number}: {escape(reason or 'unknown error')}"

@@ -1,4 +1,4 @@
-"""The Slack side of `bot.chat_posting.Transport`: sending messages and finding ones we sent.
+"""The Slack side of `bot.ports.chat.Transport`: sending messages and finding ones we sent.
 
 DigestPoster owns idempotency (what was posted, what to resume); this class only talks to
 the Web API. It paces messages per channel (chat.postMessage allows about one a second in
@@ -24,12 +24,12 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack import render
 from adapters.slack.render import SlackMessage
-from bot.chat_posting import Posted
-from bot.models import Digest, DigestEntry
+from bot.core.models import Digest, DigestEntry, Platform
+from bot.ports.chat import Posted
 
 log = logging.getLogger(__name__)
 
-PLATFORM = "slack"
+PLATFORM = Platform.SLACK
 DEFAULT_API_URL = "https://slack.com/api/"
 DEFAULT_PACE = 1.0  # seconds between two messages in one channel
 # A 429 is waited out (Retry-After) this many times before the call fails; a digest's reply

@@ -1217,8 +1217,8 @@ async def running_bot(fake: FakeDiscord, settings: Any) -> AsyncIterator[Any]:
     """The adapter's own entry points (`create_bot`, `start_bot`) on the test's event loop,
     connected to `fake`; yields the bot once the fake has sent it GUILD_CREATE."""
     from adapters.discord import create_bot, start_bot
-    from bot.bootstrap import build_service
-    from bot.store import Store
+    from bot.app.compose import build_service
+    from bot.store.store import Store
 
     store = Store(settings.db_path)
     service = build_service(settings, store)

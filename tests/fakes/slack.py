@@ -714,8 +714,8 @@ class BotUnderTest:
         from dataclasses import replace
 
         from adapters.slack.app import SlackBot
-        from bot.bootstrap import build_service
-        from bot.store import Store
+        from bot.app.compose import build_service
+        from bot.store.store import Store
 
         self.settings = replace(
             settings,

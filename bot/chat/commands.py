@@ -1,0 +1,235 @@
+"""What `/digest` and `/prsummary` mean, for every chat platform.
+
+Adapters hand over the raw text and who typed it where; they get back a request to carry
+out or a short error to show. Parsing, allow-lists and rate limits live here, once.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import defaultdict, deque
+from dataclasses import dataclass
+from datetime import datetime
+
+from bot.core.day_window import day_window, parse_day, parse_hhmm, zone
+from bot.core.errors import UserInputError
+from bot.core.models import DayWindow, Digest, DigestEntry
+from bot.core.pr_ref import parse_pr_ref, parse_repo
+from bot.core.settings import Settings
+from bot.digest.service import DigestService
+
+MAX_COMMAND_LENGTH = 200
+
+DIGEST_HELP = (
+    "Usage: /digest [yesterday | today | YYYY-MM-DD | N days ago] [owner/repo] · "
+    "/digest subscribe owner/repo [at HH:MM] [tz Area/City] · /digest unsubscribe owner/repo · "
+    "/digest subscriptions"
+)
+PRSUMMARY_HELP = "Usage: /prsummary 35156 (or #35156, owner/repo#35156, or a PR link)"
+
+
+@dataclass(frozen=True)
+class DigestRequest:
+    repo: str
+    window: DayWindow
+
+
+@dataclass(frozen=True)
+class SubscriptionCommand:
+    action: str  # "subscribe", "unsubscribe" or "list"
+    repo: str | None = None
+    post_time: str | None = None
+    tz_name: str | None = None
+
+
+@dataclass(frozen=True)
+class PRRequest:
+    repo: str
+    number: int
+
+
+def _clean(text: str | None, usage: str = DIGEST_HELP) -> str:
+    value = " ".join((text or "").split())
+    if len(value) > MAX_COMMAND_LENGTH:
+        raise UserInputError("That is too long for a command. " + usage)
+    return value
+
+
+def parse_digest_text(
+    text: str | None, *, default_repo: str | None, tz_name: str, now: datetime | None = None
+) -> DigestRequest | SubscriptionCommand:
+    value = _clean(text)
+    words = value.split(" ") if value else []
+    if words and words[0].lower() in {"help", "-h", "--help"}:
+        raise UserInputError(DIGEST_HELP)
+    if words and words[0].lower() in {"subscribe", "unsubscribe", "subscriptions"}:
+        return _parse_subscription(words, tz_name)
+    repo_words = [w for w in words if "/" in w and not re.fullmatch(r"[\d/]+", w)]
+    if len(repo_words) > 1:
+        raise UserInputError("Name one repository. " + DIGEST_HELP)
+    repo = parse_repo(repo_words[0] if repo_words else default_repo)
+    day_text = " ".join(w for w in words if w not in repo_words) or "yesterday"
+    day = parse_day(day_text, tz_name, now=now)
+    return DigestRequest(repo=repo, window=day_window(day, tz_name))
+
+
+def _parse_subscription(words: list[str], default_tz: str) -> SubscriptionCommand:
+    action = words[0].lower()
+    if action == "subscriptions":
+        if len(words) > 1:
+            raise UserInputError("/digest subscriptions takes no arguments")
+        return SubscriptionCommand("list")
+    if len(words) < 2:
+        raise UserInputError(f"Usage: /digest {action} owner/repo")
+    repo = parse_repo(words[1])
+    if action == "unsubscribe":
+        if len(words) > 2:
+            raise UserInputError("Usage: /digest unsubscribe owner/repo")
+        return SubscriptionCommand("unsubscribe", repo)
+    post_time, tz_name = None, None
+    rest = words[2:]
+    while rest:
+        key = rest.pop(0).lower()
+        if not rest:
+            raise UserInputError(f"'{key}' needs a value. " + DIGEST_HELP)
+        value = rest.pop(0)
+        if key == "at":
+            post_time = parse_hhmm(value)
+        elif key == "tz":
+            zone(value)
+            tz_name = value
+        else:
+            raise UserInputError(f"Unknown option {key[:20]!r}. " + DIGEST_HELP)
+    return SubscriptionCommand("subscribe", repo, post_time, tz_name or default_tz)
+
+
+def parse_prsummary_text(text: str | None, *, default_repo: str | None) -> PRRequest:
+    value = _clean(text, PRSUMMARY_HELP)  # (the /digest usage line was shown here before)
+    if not value or value.lower() in {"help", "-h", "--help"}:
+        raise UserInputError(PRSUMMARY_HELP)
+    if " " in value:
+        raise UserInputError("Give one PR. " + PRSUMMARY_HELP)
+    ref = parse_pr_ref(value)
+    if ref.repo is None and not default_repo:
+        raise UserInputError("No default repository is set: use owner/repo#35156")
+    return PRRequest(repo=parse_repo(ref.repo or default_repo), number=ref.number)
+
+
+class RateLimiter:
+    """At most `limit` events per key in any `window` seconds (in memory, per process)."""
+
+    def __init__(self, limit: int, window: float = 60.0):
+        self.limit = limit
+        self.window = window
+        self._events: dict[str, deque[float]] = defaultdict(deque)
+
+    def allow(self, key: str, now: float | None = None, cost: int = 1) -> bool:
+        """Record `cost` events for `key` if they fit in the window; False (recording
+        nothing) if they do not. A cost above the limit counts as the whole limit."""
+        if not self.fits(key, now, cost):
+            return False
+        if self.limit > 0:
+            now = time.monotonic() if now is None else now
+            self._events[key].extend([now] * min(max(cost, 0), self.limit))
+        return True
+
+    def fits(self, key: str, now: float | None = None, cost: int = 1) -> bool:
+        """Whether `cost` more events would be allowed now, without recording them."""
+        if self.limit <= 0 or cost <= 0:
+            return True
+        now = time.monotonic() if now is None else now
+        events = self._events[key]
+        while events and events[0] <= now - self.window:
+            events.popleft()
+        return len(events) + min(cost, self.limit) <= self.limit
+
+
+class ChatCommands:
+    """The platform-neutral side of the slash commands."""
+
+    def __init__(self, service: DigestService, settings: Settings):
+        self.service = service
+        self.settings = settings
+        self.user_limit = RateLimiter(settings.user_llm_per_minute)
+        self.channel_limit = RateLimiter(settings.channel_llm_per_minute)
+
+    # -- checks --------------------------------------------------------------------------
+
+    def check_access(self, repo: str | None, channel: str) -> None:
+        """PRDIGEST_ALLOWED_REPOS and PRDIGEST_ALLOWED_CHANNELS (either may be unset: all).
+
+        `repo` is None for commands that name none (`/digest subscriptions`): the channel
+        allow-list still applies to them.
+        """
+        allowed_channels = self.settings.allowed_channels
+        if allowed_channels and channel not in allowed_channels:
+            raise UserInputError("This bot is not enabled in this channel")
+        allowed_repos = self.settings.allowed_repos
+        if repo is not None and allowed_repos and repo.lower() not in allowed_repos:
+            raise UserInputError(f"{repo} is not one of the repositories this bot may summarize")
+
+    def check_llm_budget(self, user: str, channel: str, *, cost: int = 1) -> None:
+        """Commands that make the LLM work are limited per user and per channel.
+
+        `cost` is the number of new summaries the command may need (see `digest_cost`);
+        nothing is counted against either limit when the command is refused.
+        """
+        user_key, channel_key = f"user:{user}", f"channel:{channel}"
+        if not self.user_limit.fits(user_key, cost=cost):
+            raise UserInputError(
+                "You have asked for a lot of new summaries in the last minute: "
+                "please wait a moment and try again."
+            )
+        if not self.channel_limit.fits(channel_key, cost=cost):
+            raise UserInputError(
+                "This channel has asked for a lot of new summaries in the last minute: "
+                "please wait a moment and try again."
+            )
+        self.user_limit.allow(user_key, cost=cost)
+        self.channel_limit.allow(channel_key, cost=cost)
+
+    async def digest_cost(self, request: DigestRequest) -> int:
+        """The new summaries a `/digest` may cost, for `check_llm_budget(cost=...)`.
+
+        0 when the day is listed and every PR in it is summarized already; else the PRs
+        still to summarize; a day never listed counts as a user's whole minute (its size is
+        only known after asking GitHub, which the 3-second acknowledgement cannot wait for).
+        """
+        return await self.service.store.aio.read(self._digest_cost, request)
+
+    def _digest_cost(self, request: DigestRequest) -> int:
+        whole_minute = max(1, self.settings.user_llm_per_minute)
+        numbers = self.service.store.get_day(request.repo, request.window)
+        if numbers is None:
+            return whole_minute
+        pending = sum(self.service.cached_entry(request.repo, n) is None for n in numbers)
+        return min(pending, whole_minute)
+
+    # -- /digest -------------------------------------------------------------------------
+
+    def digest_request(self, text: str | None, channel: str) -> DigestRequest | SubscriptionCommand:
+        request = parse_digest_text(
+            text, default_repo=self.settings.repo, tz_name=self.settings.timezone
+        )
+        # Every form, `/digest subscriptions` included, is refused outside the allowed channels.
+        self.check_access(request.repo, channel)
+        return request
+
+    async def build_digest(self, request: DigestRequest) -> Digest:
+        return await self.service.digest(request.repo, request.window)
+
+    # -- /prsummary ----------------------------------------------------------------------
+
+    def pr_request(self, text: str | None, channel: str) -> PRRequest:
+        request = parse_prsummary_text(text, default_repo=self.settings.repo)
+        self.check_access(request.repo, channel)
+        return request
+
+    async def cached(self, request: PRRequest) -> DigestEntry | None:
+        """An answer needing no call at all (not rate limited)."""
+        return await self.service.find_cached(request.repo, request.number)
+
+    async def summarize(self, request: PRRequest) -> DigestEntry:
+        """Fetch and summarize; raises PRDigestError (not found, an issue) for the user."""
+        return await self.service.pr_entry(request.repo, request.number)

@@ -1,0 +1,329 @@
+"""The chat core: `/digest`, `/prsummary`, subscriptions, flags and their answers, written once
+for every platform.
+
+An adapter keeps three pieces: its listeners (which turn the platform's events into calls here,
+with a reply object for the command), its transport (send, edit, link, retry on the platform's
+errors) and its pure renderer. Each platform the process runs gets a `ChatRoom`: its poster,
+its tracked tasks and its flag loop, all over the one `ChatCore`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+from bot.chat.commands import ChatCommands, DigestRequest, PRRequest, SubscriptionCommand
+from bot.chat.flag_loop import FlagLoop
+from bot.chat.flags import FlagOutcome, FlagService
+from bot.chat.posting import DigestPoster, post_zone
+from bot.chat.revisions import RevisionService
+from bot.chat.subscribe import handle_subscription_command
+from bot.chat.tasks import Tasks, report
+from bot.core.errors import PRDigestError
+from bot.core.models import DigestEntry, Flag, PostKind, PostRecord, RevisionOutcome
+from bot.core.settings import Settings
+from bot.digest.service import DigestService
+from bot.ports.chat import DigestReply, PlatformAnswers, SummaryReply, Transport
+from bot.ports.schedule import ScheduleControl
+from bot.store.store import Store
+from bot.store.subscriptions import SubscriptionStore
+
+log = logging.getLogger(__name__)
+
+NOT_SCHEDULED = "Daily digests are not scheduled by this process."
+
+
+@dataclass(frozen=True)
+class Ask:
+    """A command as typed: where, by whom, and its text."""
+
+    channel: str
+    user: str
+    text: str | None
+
+
+class ChatCore:
+    """The platform-neutral side of every chat command and reaction."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        service: DigestService,
+        store: Store,
+        *,
+        scheduler: ScheduleControl | None = None,
+        commands: ChatCommands | None = None,
+        flags: FlagService | None = None,
+    ):
+        """`scheduler`, when the process runs one, serves `/digest subscribe` and friends."""
+        self.settings = settings
+        self.service = service
+        self.store = store
+        self.scheduler = scheduler
+        self.commands = commands or ChatCommands(service, settings)
+        self.flags = flags or FlagService(store, settings.flag_emoji)
+        # One for all platforms: its per-summary locks make concurrent flags one re-check.
+        self.revisions = RevisionService(store, service, settings)
+        self.subscriptions = SubscriptionStore(store)
+
+    def room(self, transport: Transport, label: str, *, inline: bool = False) -> ChatRoom:
+        """The core as one platform uses it; `inline` platforms (their response is sent by an
+        API call, as Discord's) do the work after the acknowledgement in the listener itself,
+        the others (Slack, whose ack is the listener's return) in a tracked task."""
+        return ChatRoom(self, transport, label, inline=inline)
+
+    # -- /digest ---------------------------------------------------------------------------
+
+    async def digest(self, room: ChatRoom, ask: Ask, reply: DigestReply) -> None:
+        try:
+            request = self.commands.digest_request(ask.text, ask.channel)
+        except PRDigestError as exc:
+            return await reply.answer(str(exc))
+        if isinstance(request, SubscriptionCommand):
+            return await self._subscription(room, ask, request, reply)
+        refusal = reply.not_here()
+        if refusal:
+            return await reply.answer(refusal)
+        day, tz_name = request.window.day.isoformat(), request.window.tz_name
+        link = await self.store.aio.read(self._already_posted, room, ask.channel, request)
+        if link and await reply.already(request.repo, day, tz_name, link):
+            return None
+        try:
+            # A digest costs the summaries it may still need (none for a day already
+            # summarized, a whole minute's worth for a day never listed), not one unit.
+            cost = await self.commands.digest_cost(request)
+            self.commands.check_llm_budget(ask.user, ask.channel, cost=cost)
+        except PRDigestError as exc:
+            return await reply.answer(str(exc))
+        label = f"{request.repo} for {day} ({tz_name})"
+        await reply.accept(f"Preparing the digest of {label}…")
+        await room.after_ack(self._post_digest(room, ask, request, reply), f"/digest {label}")
+
+    def _already_posted(self, room: ChatRoom, channel: str, request: DigestRequest) -> str | None:
+        """A link to the thread when the day's digest is complete here: no work at all."""
+        numbers = self.store.get_day(request.repo, request.window)
+        day = request.window.day.isoformat()
+        return room.poster.finished_link(channel, request.repo, day, numbers)
+
+    async def _post_digest(
+        self, room: ChatRoom, ask: Ask, request: DigestRequest, reply: DigestReply
+    ) -> None:
+        day, tz_name = request.window.day.isoformat(), request.window.tz_name
+        try:
+            await room.ready()
+            digest = await self.commands.build_digest(request)
+            outcome = await room.poster.post(ask.channel, digest)
+        except Exception as exc:  # noqa: BLE001 - the user gets one line, the log the rest
+            return await reply.failed(exc, f"the digest of {request.repo} {day}")
+        await reply.posted(
+            request.repo, day, tz_name, outcome.status, outcome.link, outcome.replies_sent,
+            len(digest.failed),
+        )  # fmt: skip
+
+    async def _subscription(
+        self, room: ChatRoom, ask: Ask, request: SubscriptionCommand, reply: DigestReply
+    ) -> None:
+        if self.scheduler is None:
+            return await reply.answer(NOT_SCHEDULED)
+        await reply.accept()
+        await room.after_ack(self._subscribe(room, ask, request, reply), "/digest subscription")
+
+    async def _subscribe(
+        self, room: ChatRoom, ask: Ask, request: SubscriptionCommand, reply: DigestReply
+    ) -> None:
+        assert self.scheduler is not None
+        try:
+            # Anyone can type a slash command in any channel; a digest can only be posted
+            # where the bot may post.
+            member = request.action != "subscribe" or await reply.can_post()
+            text = await handle_subscription_command(
+                request, room.platform, ask.channel, self.subscriptions, self.scheduler,
+                bot_in_channel=member, user=ask.user,
+            )  # fmt: skip
+        except Exception as exc:  # noqa: BLE001 - one line for the user, the log the rest
+            text = report(exc, f"/digest {request.action}")
+        await reply.say(text)
+
+    # -- /prsummary ------------------------------------------------------------------------
+
+    async def prsummary(self, room: ChatRoom, ask: Ask, reply: SummaryReply) -> None:
+        try:
+            request = self.commands.pr_request(ask.text, ask.channel)
+            entry = await self.commands.cached(request)
+            if entry is None:
+                self.commands.check_llm_budget(ask.user, ask.channel)
+        except PRDigestError as exc:
+            return await reply.answer(str(exc))
+        what = f"/prsummary #{request.number}"
+        if entry is not None:  # stored: the answer itself follows at once
+            await reply.accept()
+            return await room.after_ack(self._show(room, ask, entry, reply), what)
+        await reply.accept(f"Summarizing #{request.number}…")
+        await room.after_ack(self._summarize(room, ask, request, reply), what)
+
+    async def _summarize(
+        self, room: ChatRoom, ask: Ask, request: PRRequest, reply: SummaryReply
+    ) -> None:
+        try:
+            entry = await self.commands.summarize(request)
+        except Exception as exc:  # noqa: BLE001 - not found, an issue, GitHub down...
+            return await reply.error(report(exc, f"/prsummary {request.repo}#{request.number}"))
+        await self._show(room, ask, entry, reply)
+
+    async def _show(self, room: ChatRoom, ask: Ask, entry: DigestEntry, reply: SummaryReply):
+        posted = await reply.show(entry)
+        if posted is not None:  # in the channel: a flag reaction on it counts too
+            await room.poster.record_sent(
+                PostKind.PRSUMMARY, posted, channel=ask.channel, repo=entry.pr.repo,
+                pr_number=entry.pr.number, summary_id=entry.summary.id if entry.summary else None,
+            )  # fmt: skip
+
+    # -- flags -----------------------------------------------------------------------------
+
+    def is_flag(self, emoji: str) -> bool:
+        return self.flags.is_flag(emoji)
+
+    async def flag_added(
+        self, room: ChatRoom, answers: PlatformAnswers, channel: str, message_id: str,
+        user: str, emoji: str,
+    ) -> FlagOutcome | None:  # fmt: skip
+        """A flag reaction: recorded, thanked once, re-checked, answered (see FlagLoop)."""
+        flow = FlagAnswerFlow(self, room, answers)
+        return await room.flag_loop.added(flow, room.platform, channel, message_id, user, emoji)
+
+    async def flag_removed(
+        self, room: ChatRoom, channel: str, message_id: str, user: str, emoji: str
+    ) -> Flag | None:
+        args = (room.platform, channel, message_id, user, emoji)
+        return await self.store.aio.write(self.flags.removed, *args)
+
+    async def resume(self, room: ChatRoom, answers: PlatformAnswers) -> int:
+        """Post the corrections a stop cut off between saving a revision and posting it."""
+        return await room.flag_loop.resume(FlagAnswerFlow(self, room, answers), room.platform)
+
+
+class ChatRoom:
+    """The chat core as one platform uses it: its poster (the only writer of the posts table),
+    its tracked tasks and its flag loop."""
+
+    def __init__(self, core: ChatCore, transport: Transport, label: str, *, inline: bool):
+        self.core = core
+        self.transport = transport
+        self.platform = transport.platform
+        self.poster = DigestPoster(core.store, transport)
+        self.tasks = Tasks(label)
+        self.flag_loop = FlagLoop(core.flags, core.revisions, self.tasks.spawn)
+        self.inline = inline
+
+    async def after_ack(self, work: Coroutine[Any, Any, None], what: str) -> None:
+        """Do the work that follows the acknowledgement: here, or in a tracked task."""
+        if self.inline:
+            await work
+        else:
+            self.tasks.spawn(work, what)
+
+    async def ready(self) -> None:
+        """Let the transport learn who it is before posting, if it needs to."""
+        identify = getattr(self.transport, "identify", None)
+        if identify is not None:
+            await identify()
+
+    async def flagged_post(self, flag: Flag) -> PostRecord | None:
+        return await self.core.store.aio.post_by_message(
+            self.platform, flag.channel, flag.message_id
+        )
+
+
+class FlagAnswerFlow:
+    """The three answers to a flag (`bot.ports.chat.FlagAnswers`), written once: the platform
+    only sends and edits; the record of a correction goes through the poster."""
+
+    def __init__(self, core: ChatCore, room: ChatRoom, answers: PlatformAnswers):
+        self.core = core
+        self.room = room
+        self.answers = answers
+
+    async def thank(self, flag: Flag) -> None:
+        await self.answers.thank(flag, await self.room.flagged_post(flag))
+
+    async def post_no_change(self, outcome: RevisionOutcome) -> None:
+        await self.answers.no_change(outcome, await self.room.flagged_post(outcome.flag))
+
+    async def post_correction(self, outcome: RevisionOutcome) -> None:
+        """The corrected summary next to the flagged one (recorded, so it can be flagged in
+        turn), then the flagged message edited to point at it."""
+        flag, new, old = outcome.flag, outcome.new, outcome.old
+        assert new is not None and new.id is not None
+        post = await self.room.flagged_post(flag)
+        pr = await self.core.store.aio.get_pr(new.repo, new.number)
+        if pr is None:
+            pr = await self.core.service.pull_request(new.repo, new.number)
+        tz = post_zone(post, self.core.settings.timezone)
+        entry = DigestEntry(pr, new)
+        posted = await self.room.poster.send_recorded(
+            PostKind.REVISION,
+            lambda: self.answers.send_revision(outcome, post, entry, tz),
+            channel=flag.channel,
+            repo=new.repo,
+            pr_number=new.number,
+            summary_id=new.id,
+            day=post.day if post else "",
+            thread_id=post.thread_id if post else None,
+            tz_name=post.tz_name if post else None,
+        )
+        log.info(
+            "posted revision %s of %s#%s in %s:%s after a flag by %s",
+            new.id, new.repo, new.number, self.room.platform, flag.channel, flag.user,
+        )  # fmt: skip
+        if old is not None:
+            await self.answers.mark_revised(outcome, post, DigestEntry(pr, old), tz, posted)
+
+
+class ChatBot:
+    """What every platform's bot shares: the core's objects, through its `room`, and the
+    tracked tasks. A platform's bot sets `room` (from `ChatCore.room`) in its constructor."""
+
+    room: ChatRoom
+
+    @property
+    def core(self) -> ChatCore:
+        return self.room.core
+
+    @property
+    def settings(self) -> Settings:
+        return self.room.core.settings
+
+    @property
+    def service(self) -> DigestService:
+        return self.room.core.service
+
+    @property
+    def store(self) -> Store:
+        return self.room.core.store
+
+    @property
+    def poster(self) -> DigestPoster:
+        return self.room.poster
+
+    @property
+    def flag_loop(self) -> FlagLoop:
+        return self.room.flag_loop
+
+    @property
+    def scheduler(self) -> ScheduleControl | None:
+        """The schedule `/digest subscribe` and friends change (None: not run here)."""
+        return self.room.core.scheduler
+
+    @scheduler.setter
+    def scheduler(self, scheduler: ScheduleControl | None) -> None:
+        self.room.core.scheduler = scheduler
+
+    def spawn(self, work: Coroutine[Any, Any, None], what: str) -> None:
+        """Run `work` beside the listener, tracked (see `bot.chat.tasks.Tasks`)."""
+        self.room.tasks.spawn(work, what)
+
+    async def drain(self, timeout: float | None = None) -> None:
+        """Wait until every task started by a listener has finished."""
+        await self.room.tasks.drain(timeout)

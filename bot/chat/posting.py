@@ -1,0 +1,278 @@
+"""Posting a digest as a thread, exactly once, whatever the chat platform.
+
+The store's `posts` table is the single truth: a row is written before each message is sent
+and completed with the message id after. A restart resumes at the first incomplete row; a row
+left pending by a crash *between* sending and recording is reconciled by asking the platform
+whether that message exists (`Transport.find_*`), so nothing is posted twice or skipped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import date, timedelta, tzinfo
+
+from bot.core.day_window import day_window, zone
+from bot.core.models import Digest, DigestEntry, PostKind, PostRecord, PostStatus
+from bot.ports.chat import Posted, Transport
+from bot.store.store import Store
+
+__all__ = ["DigestPoster", "PostOutcome", "Posted", "Transport", "is_transient", "post_zone"]
+
+log = logging.getLogger(__name__)
+
+# A send that fails with a gateway-type error (429, 502, 503, 504) or a dropped connection is
+# tried again after these pauses, within the same run, so one bad answer in a 52-reply thread
+# does not stop the digest. Before each new try the platform is asked whether the failed send
+# got through after all (`find`), so a retry never posts a message twice. A 500 is left to the
+# resume path (the next run reconciles the slot the same way), as are all other errors.
+RETRY_DELAYS: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0)
+TRANSIENT_STATUSES = frozenset({429, 502, 503, 504})
+
+
+@dataclass(frozen=True)
+class PostOutcome:
+    status: PostStatus
+    link: str
+    replies_sent: int = 0
+
+
+class DigestPoster:
+    def __init__(self, store: Store, transport: Transport):
+        self.store = store
+        self.transport = transport
+        self.platform = transport.platform
+        # One digest post per (channel, repo, day) at a time within this process.
+        self._locks: dict[tuple[str, str, str], asyncio.Lock] = {}
+
+    def existing(self, channel: str, repo: str, day: str) -> PostRecord | None:
+        """The recorded parent (or empty-day) message of a digest, if it was fully posted."""
+        for kind in (PostKind.PARENT, PostKind.EMPTY):
+            record = self.store.digest_post(self.platform, channel, repo, day, kind)
+            if record and record.message_id:
+                return record
+        return None
+
+    def fully_posted(
+        self, channel: str, repo: str, day: str, numbers: list[int] | None
+    ) -> PostRecord | None:
+        """The one "is this day fully posted here" check, from the posts table alone: the
+        parent (or empty-day) record when the parent and a reply for each of `numbers` (the
+        day's PRs, None when not known yet) went out; else None."""
+        if numbers is None:
+            return None
+        records = self.store.digest_posts(self.platform, channel, repo, day)
+        done = {r.pr_number for r in records if r.message_id}
+        if 0 not in done or not set(numbers) <= done:
+            return None
+        return self.existing(channel, repo, day)
+
+    def is_complete(self, channel: str, digest: Digest) -> bool:
+        numbers = [e.pr.number for e in digest.entries]
+        day = digest.window.day.isoformat()
+        return self.fully_posted(channel, digest.repo, day, numbers) is not None
+
+    def finished_link(
+        self, channel: str, repo: str, day: str, numbers: list[int] | None
+    ) -> str | None:
+        """A link to the thread when a day known to hold `numbers` is fully posted here, so a
+        repeated /digest can answer without building anything."""
+        parent = self.fully_posted(channel, repo, day, numbers)
+        return self.transport.link(channel, _posted(parent)) if parent else None
+
+    # -- single messages: /prsummary answers and revisions ------------------------------------
+
+    async def send_recorded(
+        self,
+        kind: PostKind,
+        send: Callable[[], Awaitable[Posted]],
+        *,
+        channel: str,
+        repo: str,
+        pr_number: int,
+        summary_id: int | None,
+        day: str = "",
+        thread_id: str | None = None,
+        tz_name: str | None = None,
+    ) -> Posted:
+        """Send one message that can be flagged, recorded before (so a crash leaves a trace)
+        and completed after with its id; the send's error is raised, the record left open."""
+        record = await self.store.aio.begin_post(
+            PostRecord(
+                platform=self.platform, channel=channel, repo=repo, day=day,
+                pr_number=pr_number, message_id="", thread_id=thread_id,
+                summary_id=summary_id, tz_name=tz_name,
+            ),
+            kind,
+        )  # fmt: skip
+        posted = await send()
+        assert record.id is not None  # begin_post returns the stored row
+        await self.store.aio.complete_post(record.id, posted.message_id, posted.thread_id)
+        return posted
+
+    async def record_sent(
+        self, kind: PostKind, posted: Posted, *, channel: str, repo: str, pr_number: int,
+        summary_id: int | None,
+    ) -> PostRecord:  # fmt: skip
+        """Record a summary message sent by other means (an interaction's answer, a Slack
+        response_url), so a flag reaction on it counts like one on a digest reply."""
+        record = await self.store.aio.begin_post(
+            PostRecord(
+                platform=self.platform, channel=channel, repo=repo, day="",
+                pr_number=pr_number, message_id="", summary_id=summary_id,
+            ),
+            kind,
+        )  # fmt: skip
+        assert record.id is not None
+        return await self.store.aio.complete_post(record.id, posted.message_id, posted.thread_id)
+
+    # -- digests ----------------------------------------------------------------------------
+
+    async def post(self, channel: str, digest: Digest) -> PostOutcome:
+        key = (channel, digest.repo, digest.window.day.isoformat())
+        lock = self._locks.setdefault(key, asyncio.Lock())
+        async with lock:
+            return await self._post(channel, digest)
+
+    async def _post(self, channel: str, digest: Digest) -> PostOutcome:
+        day = digest.window.day.isoformat()
+        was_complete = await self.store.aio.read(self.is_complete, channel, digest)
+        if not digest.entries:
+            record, fresh = await self._ensure(
+                channel, digest, PostKind.EMPTY, 0, lambda: self.transport.send_empty(channel, digest),
+                lambda: self.transport.find_parent(channel, digest),
+            )  # fmt: skip
+            status = PostStatus.POSTED if fresh else PostStatus.ALREADY
+            return PostOutcome(status, self.transport.link(channel, _posted(record)), int(fresh))
+
+        parent, parent_fresh = await self._ensure(
+            channel, digest, PostKind.PARENT, 0, lambda: self.transport.send_parent(channel, digest),
+            lambda: self.transport.find_parent(channel, digest),
+        )  # fmt: skip
+        thread_id = parent.thread_id or parent.message_id
+        sent = 0
+        for index, entry in enumerate(digest.entries, start=1):
+            number = entry.pr.number
+
+            def send(entry: DigestEntry = entry, index: int = index):
+                return self.transport.send_reply(channel, thread_id, digest, entry, index)
+
+            def find(number: int = number):
+                return self.transport.find_reply(channel, thread_id, digest, number)
+
+            _, fresh = await self._ensure(
+                channel, digest, PostKind.PR, number, send, find,
+                summary_id=entry.summary.id if entry.summary else None, thread_id=thread_id,
+            )  # fmt: skip
+            sent += int(fresh)
+        link = self.transport.link(channel, _posted(parent))
+        if was_complete:
+            status = PostStatus.ALREADY
+        elif parent_fresh:
+            status = PostStatus.POSTED
+        else:
+            status = PostStatus.RESUMED
+        log.info(
+            "digest %s %s in %s:%s: %s (%d replies sent)",
+            digest.repo, day, self.platform, channel, status, sent,
+        )  # fmt: skip
+        return PostOutcome(status, link, sent)
+
+    async def _ensure(
+        self,
+        channel: str,
+        digest: Digest,
+        kind: PostKind,
+        pr_number: int,
+        send,
+        find,
+        *,
+        summary_id: int | None = None,
+        thread_id: str | None = None,
+    ) -> tuple[PostRecord, bool]:
+        """Make sure one slot of the digest is posted; returns (record, whether we sent now)."""
+        record = await self.store.aio.begin_post(
+            PostRecord(
+                platform=self.platform,
+                channel=channel,
+                repo=digest.repo,
+                day=digest.window.day.isoformat(),
+                pr_number=pr_number,
+                message_id="",
+                thread_id=thread_id,
+                summary_id=summary_id,
+                tz_name=digest.window.tz_name,
+            ),
+            kind,
+        )
+        if record.message_id:
+            return record, False
+        # Only a slot whose send was started before (and not recorded) can exist unrecorded.
+        found = await find() if await self.store.aio.post_attempted(record.id) else None
+        if found is not None:
+            return await self.store.aio.complete_post(
+                record.id, found.message_id, found.thread_id
+            ), False
+        await self.store.aio.mark_attempt(record.id)
+        for attempt in range(len(RETRY_DELAYS) + 1):
+            try:
+                # After a failed try the platform may have the message all the same: look first.
+                posted: Posted = (await find() if attempt else None) or await send()
+            except Exception as exc:
+                if attempt == len(RETRY_DELAYS) or not is_transient(exc):
+                    raise
+                delay = RETRY_DELAYS[attempt]
+                log.warning(
+                    "sending %s %s of %s %s to %s:%s failed (%s); trying again in %.1fs",
+                    kind, pr_number or "", digest.repo, digest.window.day, self.platform,
+                    channel, type(exc).__name__, delay,
+                )  # fmt: skip
+                await asyncio.sleep(delay)
+                continue
+            return await self.store.aio.complete_post(
+                record.id, posted.message_id, posted.thread_id
+            ), True
+        raise AssertionError("unreachable")  # the last attempt returns or raises
+
+
+def _posted(record: PostRecord) -> Posted:
+    return Posted(record.message_id, record.thread_id)
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether a failed send is worth trying again at once: a dropped connection, a timeout,
+    or a gateway-type HTTP status. Duck-typed so the core needs no chat library: discord.py's
+    HTTPException has `status`, slack_sdk's SlackApiError `response.status_code`."""
+    if isinstance(exc, (ConnectionError, TimeoutError)):
+        return True
+    if type(exc).__module__.startswith("aiohttp") and "Connect" in type(exc).__name__:
+        return True
+    status = getattr(exc, "status", None)
+    if not isinstance(status, int):
+        response = getattr(exc, "response", None)
+        status = getattr(response, "status_code", None)
+    return isinstance(status, int) and status in TRANSIENT_STATUSES
+
+
+def post_zone(post: PostRecord | None, default_tz: str) -> tzinfo:
+    """The zone a posted message showed its times in: its digest's, else the default one."""
+    return zone(post.tz_name if post and post.tz_name else default_tz)
+
+
+async def resume_unfinished(service, poster: DigestPoster, *, days: int = 3) -> int:
+    """Finish digests a crash or restart left half-posted in the last `days`; returns how many.
+
+    Their summaries are stored, so rebuilding a day makes no GitHub or LLM call, and the
+    posts table skips every reply that already went out.
+    """
+    since = (date.today() - timedelta(days=days)).isoformat()
+    resumed = 0
+    for parent in await poster.store.aio.unfinished_digests(poster.platform, since):
+        window = day_window(date.fromisoformat(parent.day), parent.tz_name or "UTC")
+        digest = await service.digest(parent.repo, window)
+        outcome = await poster.post(parent.channel, digest)
+        resumed += outcome.status == PostStatus.RESUMED
+        log.info("resumed the %s digest of %s in %s", parent.day, parent.repo, parent.channel)
+    return resumed

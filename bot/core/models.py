@@ -1,0 +1,315 @@
+"""Core data: what the fetch step, the summarizer, the store and the renderers pass around.
+
+Nothing after the fetch step handles raw API dicts: PyGithub objects become these
+dataclasses in `bot.digest.github_source`, and the chat adapters only ever see these.
+The enums are `StrEnum`s: they are stored as their text and compare equal to it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime, time
+from enum import StrEnum
+
+
+class ChangeType(StrEnum):
+    """The seed reports' classification of a PR."""
+
+    TRIVIAL = "TRIVIAL"
+    SUBSTANTIAL = "SUBSTANTIAL"
+
+
+class Platform(StrEnum):
+    """A chat platform the bot posts to."""
+
+    SLACK = "slack"
+    DISCORD = "discord"
+
+
+class PostKind(StrEnum):
+    """What a row of the posts table is."""
+
+    PARENT = "parent"  # a digest's parent message
+    PR = "pr"  # one PR's reply in a digest's thread
+    EMPTY = "empty"  # the one message of a day with no merged PR
+    PRSUMMARY = "prsummary"  # a /prsummary answer
+    REVISION = "revision"  # a corrected summary posted after a flag
+    FLAG_ACK = "flag_ack"  # the claim on thanking for a summary's first flag
+
+    @property
+    def is_digest_slot(self) -> bool:
+        """One of a digest's own messages, of which a channel holds one per day."""
+        return self in (PostKind.PARENT, PostKind.PR, PostKind.EMPTY)
+
+
+class PostStatus(StrEnum):
+    """What posting a digest did."""
+
+    POSTED = "posted"
+    RESUMED = "resumed"
+    ALREADY = "already"
+
+
+class RevisionStatus(StrEnum):
+    """How a flag's re-check ended."""
+
+    REVISED = "revised"
+    UNCHANGED = "unchanged"
+    LIMITED = "limited"
+    WITHDRAWN = "withdrawn"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+class TrivialStyle(StrEnum):
+    """How a subscription shows trivial PRs: in full, or the first section only."""
+
+    FULL = "full"
+    COMPACT = "compact"
+
+
+@dataclass(frozen=True)
+class ChangedFile:
+    filename: str
+    status: str = "modified"  # added, removed, modified, renamed, copied, changed, unchanged
+    additions: int = 0
+    deletions: int = 0
+    patch: str | None = None  # None for binary files and for diffs GitHub will not show
+    previous_filename: str | None = None
+
+
+@dataclass(frozen=True)
+class PullRequest:
+    repo: str  # "owner/name"
+    number: int
+    title: str
+    url: str  # the PR's html_url
+    author: str
+    state: str  # "open", "closed" or "merged"
+    body: str = ""
+    labels: tuple[str, ...] = ()
+    merged_by: str | None = None
+    merged_at: datetime | None = None  # timezone-aware, UTC
+    base_ref: str = ""
+    head_sha: str = ""
+    merge_commit_sha: str | None = None
+    files: tuple[ChangedFile, ...] = ()
+    html_base: str = "https://github.com"  # where profile links point (GitHub Enterprise differs)
+
+    @property
+    def is_merged(self) -> bool:
+        return self.state == "merged"
+
+    @property
+    def revision_sha(self) -> str:
+        """The commit a summary of this PR describes: it changes only while the PR is open."""
+        return (self.merge_commit_sha if self.is_merged else None) or self.head_sha
+
+    @property
+    def files_url(self) -> str:
+        return f"{self.url}/files"
+
+    def profile_url(self, login: str) -> str:
+        return f"{self.html_base}/{login}"
+
+
+@dataclass(frozen=True)
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+        )
+
+
+@dataclass(frozen=True)
+class SummarySections:
+    what_changed: str
+    technical_impact: str
+    potential_risks: str
+    key_insights: str
+
+    # (field, heading) in the order the seed reports print them
+    HEADINGS = (
+        ("what_changed", "What changed and why"),
+        ("technical_impact", "Technical impact"),
+        ("potential_risks", "Potential risks"),
+        ("key_insights", "Key insights"),
+    )
+
+    def items(self) -> list[tuple[str, str]]:
+        """(heading, text) pairs in report order."""
+        return [(heading, getattr(self, name)) for name, heading in self.HEADINGS]
+
+
+@dataclass(frozen=True)
+class PRSummary:
+    """One version of one PR's summary, as stored."""
+
+    repo: str
+    number: int
+    revision_sha: str
+    prompt_version: str
+    model: str
+    change_type: ChangeType
+    sections: SummarySections
+    files_covered: int
+    files_total: int
+    usage: Usage = field(default_factory=Usage)
+    id: int | None = None  # the store's row id; flags point at it
+    revision: int = 1  # 2, 3... after a flag-driven regeneration
+    created_at: datetime | None = None
+    superseded: bool = False
+    grounded_fraction: float = 1.0
+    unverified: tuple[str, ...] = ()
+    change_note: str | None = None  # for a revision: what changed, in one line
+
+    @property
+    def coverage_line(self) -> str:
+        if self.files_covered >= self.files_total:
+            return f"Summary covers all {self.files_total} changed files · {self.model}"
+        return (
+            f"Summary covers the diff of {self.files_covered} of {self.files_total} changed files"
+            f" · {self.model}"
+        )
+
+
+@dataclass(frozen=True)
+class DayWindow:
+    """One calendar day in one zone: [start, end), so 23 or 25 hours across DST changes."""
+
+    day: date
+    tz_name: str
+    start: datetime  # aware, in the zone
+    end: datetime  # aware, in the zone: the next day's 00:00
+
+    @property
+    def tz_abbrev(self) -> str:
+        # Noon stands for the day: on a DST change most of the day is in the new offset.
+        noon = datetime.combine(self.day, time(12), tzinfo=self.start.tzinfo)
+        return noon.strftime("%Z")
+
+    def contains(self, moment: datetime) -> bool:
+        return self.start <= moment < self.end
+
+
+@dataclass(frozen=True)
+class DigestEntry:
+    """One PR in a digest: its data and either a summary or the reason there is none."""
+
+    pr: PullRequest
+    summary: PRSummary | None = None
+    error: str | None = None
+    compact: bool = False  # a subscription's "compact" trivial style: the first section only
+
+    @property
+    def ok(self) -> bool:
+        return self.summary is not None
+
+    def shown_sections(self) -> list[tuple[str, str]]:
+        """(heading, text) pairs to show: all four, or just what changed when compact."""
+        if self.summary is None:
+            return []
+        items = self.summary.sections.items()
+        return items[:1] if self.compact else items
+
+
+@dataclass(frozen=True)
+class Digest:
+    repo: str
+    display_name: str
+    window: DayWindow
+    entries: tuple[DigestEntry, ...]  # newest merge first
+    recent_flags: int = 0  # flags on this repo's summaries in the 24 h before it was built
+
+    def styled(
+        self, display_name: str | None = None, trivial_style: str = TrivialStyle.FULL
+    ) -> Digest:
+        """This digest as one subscription shows it: its title, and trivial PRs in brief."""
+        entries = self.entries
+        if trivial_style == TrivialStyle.COMPACT:
+            entries = tuple(
+                replace(e, compact=bool(e.summary and e.summary.change_type == ChangeType.TRIVIAL))
+                for e in entries
+            )
+        return replace(self, display_name=display_name or self.display_name, entries=entries)
+
+    @property
+    def failed(self) -> list[DigestEntry]:
+        return [e for e in self.entries if not e.ok]
+
+    def count(self, change_type: ChangeType) -> int:
+        return sum(1 for e in self.entries if e.summary and e.summary.change_type == change_type)
+
+    @property
+    def usage(self) -> Usage:
+        total = Usage()
+        for e in self.entries:
+            if e.summary:
+                total = total + e.summary.usage
+        return total
+
+
+@dataclass(frozen=True)
+class PostRecord:
+    """One message the bot posted (or is about to): the single truth for idempotent posting.
+
+    `pr_number` is 0 for a digest's parent message.
+    """
+
+    platform: str  # a Platform
+    channel: str
+    repo: str
+    day: str  # ISO date of the digest's day, or "" for a /prsummary answer
+    pr_number: int
+    message_id: str
+    thread_id: str | None = None
+    summary_id: int | None = None
+    id: int | None = None
+    tz_name: str | None = None  # the zone the digest's day and times were shown in
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A user's reaction marking one exact summary version as inaccurate."""
+
+    platform: str
+    channel: str
+    message_id: str
+    user: str
+    repo: str
+    number: int
+    summary_id: int
+    emoji: str
+    created_at: datetime | None = None
+    id: int | None = None
+
+
+@dataclass(frozen=True)
+class Subscription:
+    repo: str
+    platform: str
+    channel: str
+    post_time: str = "09:00"  # HH:MM in tz_name
+    tz_name: str = "America/Los_Angeles"
+    display_name: str | None = None
+    trivial_style: str = TrivialStyle.FULL  # a TrivialStyle
+    id: int | None = None
+
+
+@dataclass(frozen=True)
+class RevisionOutcome:
+    """What a flag's re-check came to, for the chat to answer."""
+
+    status: RevisionStatus
+    flag: Flag
+    old: PRSummary | None = None
+    new: PRSummary | None = None
+    note: str = ""

@@ -1,0 +1,80 @@
+"""When a subscription's digests are due, and which channel a target names: pure time math.
+
+Every instant is compared in UTC: Python compares two datetimes of one zone by wall time,
+which is wrong across a DST change.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, date, datetime, timedelta
+
+from bot.core.day_window import time_of_day, zone
+from bot.core.errors import UserInputError
+from bot.core.models import Platform, Subscription
+
+# Channel ids, not names: a channel can be renamed, its id never changes.
+_CHANNEL = {Platform.SLACK: re.compile(r"^[CGD][A-Z0-9]+$"), Platform.DISCORD: re.compile(r"^\d+$")}
+_CHANNEL_HINT = {
+    Platform.SLACK: "a Slack channel ID such as C0123456789 (channel details, at the bottom)",
+    Platform.DISCORD: "a Discord channel ID such as 123456789012345678 (Copy Channel ID)",
+}
+
+
+def parse_target(text: str) -> tuple[str, str]:
+    """`slack:C123` → ("slack", "C123"): the form of `prdigest post --to` and of the config."""
+    platform, sep, channel = text.strip().partition(":")
+    platform = platform.lower()
+    if not sep or platform not in set(Platform) or not channel:
+        raise UserInputError(
+            f"{text[:60]!r} is not a target: use slack:C0123456789 or discord:123456789012345678"
+        )
+    if not _CHANNEL[platform].match(channel):
+        raise UserInputError(f"{channel[:40]!r} is not a channel ID: use {_CHANNEL_HINT[platform]}")
+    return Platform(platform), channel
+
+
+def subscription_key(sub: Subscription) -> str:
+    """What makes a subscription unique: one schedule per repository and channel."""
+    return f"{sub.platform}:{sub.channel}:{sub.repo.lower()}"
+
+
+def post_instant(sub: Subscription, day: date) -> datetime:
+    """When the digest of `day` is due (UTC): the next day at post_time in the subscription's zone.
+
+    A wall time inside a spring-forward gap resolves to the instant an hour later, one that
+    happens twice to its first occurrence, as zoneinfo does.
+    """
+    local = datetime.combine(
+        day + timedelta(days=1), time_of_day(sub.post_time), tzinfo=zone(sub.tz_name)
+    )
+    return local.astimezone(UTC)
+
+
+def latest_post(sub: Subscription, now: datetime, lead: timedelta = timedelta(0)) -> datetime:
+    """The most recent post instant whose work (post instant − lead) has started by `now`.
+
+    Everything is compared in UTC: Python compares two datetimes of the same zone by wall time,
+    which is wrong across a DST change.
+    """
+    now = now.astimezone(UTC)
+    today = now.astimezone(zone(sub.tz_name)).date()
+    for day in (today, today - timedelta(days=1), today - timedelta(days=2)):
+        instant = post_instant(sub, day)
+        if instant - lead <= now:
+            return instant
+    raise AssertionError("unreachable: the day before yesterday's post time has passed")
+
+
+def digest_day(sub: Subscription, instant: datetime) -> date:
+    """The day whose digest is posted at `instant`, one of `sub`'s post instants."""
+    return instant.astimezone(zone(sub.tz_name)).date() - timedelta(days=1)
+
+
+def next_post(sub: Subscription, now: datetime) -> datetime:
+    """The first post instant after `now` (UTC)."""
+    return post_instant(sub, digest_day(sub, latest_post(sub, now)) + timedelta(days=1))
+
+
+def describe(sub: Subscription) -> str:
+    return f"{sub.repo} at {sub.post_time} {sub.tz_name}"

@@ -1,0 +1,194 @@
+"""GitHub, through PyGithub: a day's merged PRs and each PR's details and files.
+
+PyGithub objects are turned into `bot.core.models` dataclasses here and go no further.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from github import Auth, Github, GithubException, UnknownObjectException
+from github.GithubRetry import GithubRetry
+from requests.exceptions import RequestException
+
+from bot.core.errors import NotFoundError, SourceError
+from bot.core.logs import mask
+from bot.core.models import ChangedFile, DayWindow, PullRequest
+
+log = logging.getLogger(__name__)
+
+# GitHub's files endpoint stops at 3000 files.
+MAX_FILES = 3000
+
+
+@dataclass(frozen=True)
+class RepoInfo:
+    full_name: str
+    default_branch: str
+    html_url: str
+    private: bool = False
+
+
+def search_query(repo: RepoInfo, window: DayWindow) -> str:
+    """The search that finds a day's merged PRs.
+
+    GitHub's `merged:A..B` is inclusive at both ends, so the range stops one second before the
+    next day's 00:00; offsets are explicit because the search otherwise reads times as UTC.
+    """
+    last = window.end - timedelta(seconds=1)
+    return (
+        f"repo:{repo.full_name} is:pr is:merged base:{repo.default_branch} "
+        f"merged:{window.start.isoformat()}..{last.isoformat()}"
+    )
+
+
+class GitHubSource:
+    def __init__(
+        self,
+        api_url: str,
+        token: str | None,
+        *,
+        timeout: int = 30,
+        retries: int = 8,
+        backoff: float = 0.5,
+    ):
+        if not token:
+            log.warning(
+                "GITHUB_TOKEN is not set: only public repositories can be read, "
+                "and GitHub allows 60 requests an hour without a token"
+            )
+        self.github = Github(
+            base_url=api_url,
+            auth=Auth.Token(token) if token else None,
+            per_page=100,
+            timeout=timeout,
+            # Requests go out one at a time (the digest's fetcher is a single sequential task),
+            # which is what GitHub asks of clients to avoid its secondary rate limits. PyGithub's
+            # default 0.25 s pause between reads would add 25 s to a 50-PR day for no benefit:
+            # serial reads are within GitHub's guidance, and the retry below honours Retry-After
+            # and waits out X-RateLimit-Reset when a limit is hit anyway. We never write.
+            seconds_between_requests=None,
+            seconds_between_writes=None,
+            retry=GithubRetry(
+                total=retries, backoff_factor=backoff, backoff_max=30, max_rate_limit_wait=3700
+            ),
+        )
+        # Kept only to mask it: an error message quoting the server could echo it back.
+        self._secret = token or ""
+        # Repository handles that make no call of their own: the PR calls name the repo anyway.
+        self._lazy = self.github.withLazy(True)
+        self._repos: dict[str, RepoInfo] = {}
+
+    def repository(self, full_name: str) -> RepoInfo:
+        """One call per repository per process: its default branch and web address."""
+        if full_name not in self._repos:
+            try:
+                repo = self.github.get_repo(full_name)
+            except UnknownObjectException:
+                raise NotFoundError(
+                    f"Repository {full_name} not found (or the token cannot see it)"
+                ) from None
+            except (GithubException, RequestException) as exc:
+                raise SourceError(self._describe(exc, f"reading repository {full_name}")) from None
+            self._repos[full_name] = RepoInfo(
+                full_name=repo.full_name,
+                default_branch=repo.default_branch,
+                html_url=repo.html_url,
+                private=bool(repo.private),
+            )
+        return self._repos[full_name]
+
+    def merged_numbers(self, repo: RepoInfo, window: DayWindow) -> list[int]:
+        """Numbers of the PRs merged into the default branch during the window, any order."""
+        query = search_query(repo, window)
+        try:
+            numbers = [issue.number for issue in self.github.search_issues(query)]
+        except (GithubException, RequestException) as exc:
+            raise SourceError(self._describe(exc, "searching merged pull requests")) from None
+        return sorted(set(numbers))
+
+    def fetch_pr(self, repo: RepoInfo, number: int) -> PullRequest:
+        """Two calls: the PR itself and its files (one page of 100 files per further call)."""
+        gh_repo = self._lazy.get_repo(repo.full_name)
+        try:
+            pull = gh_repo.get_pull(number)
+            # The handle is lazy: reading a field is what sends the request, so do it here.
+            merged = bool(pull.merged or pull.merged_at)
+        except UnknownObjectException:
+            raise self._not_a_pr(repo, number) from None
+        except (GithubException, RequestException) as exc:
+            raise SourceError(self._describe(exc, f"reading PR #{number}")) from None
+        try:
+            files = []
+            for f in pull.get_files():
+                files.append(
+                    ChangedFile(
+                        filename=f.filename,
+                        status=f.status,
+                        additions=f.additions,
+                        deletions=f.deletions,
+                        patch=f.patch,
+                        previous_filename=f.previous_filename,
+                    )
+                )
+                if len(files) >= MAX_FILES:
+                    break
+        except (GithubException, RequestException) as exc:
+            raise SourceError(self._describe(exc, f"reading the files of PR #{number}")) from None
+        return PullRequest(
+            repo=repo.full_name,
+            number=pull.number,
+            title=pull.title or "",
+            url=pull.html_url,
+            author=pull.user.login if pull.user else "ghost",
+            state="merged" if merged else pull.state,
+            body=pull.body or "",
+            labels=tuple(label.name for label in pull.labels),
+            merged_by=pull.merged_by.login if pull.merged_by else None,
+            merged_at=_utc(pull.merged_at),
+            base_ref=pull.base.ref if pull.base else "",
+            head_sha=pull.head.sha if pull.head else "",
+            merge_commit_sha=pull.merge_commit_sha,
+            files=tuple(files),
+            html_base=_html_base(pull.html_url, repo.full_name),
+        )
+
+    def _describe(self, exc: Exception, doing: str) -> str:
+        # GitHub's message is shown to users; a proxy or server that echoes the request's
+        # credentials must not put the token in a report, a chat post or the log.
+        return mask(_describe(exc, doing), self._secret)
+
+    def _not_a_pr(self, repo: RepoInfo, number: int) -> NotFoundError:
+        # Only on the error path: one more call tells "no such number" from "that is an issue".
+        try:
+            issue = self._lazy.get_repo(repo.full_name).get_issue(number)
+            issue.title  # noqa: B018 - a lazy handle: reading a field sends the request
+        except (GithubException, RequestException):
+            return NotFoundError(f"{repo.full_name}#{number} not found")
+        return NotFoundError(f"{repo.full_name}#{number} is an issue, not a pull request")
+
+
+def _utc(moment: datetime | None) -> datetime | None:
+    if moment is None:
+        return None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def _html_base(pr_url: str, full_name: str) -> str:
+    """`https://github.com` from the PR's own address, so Enterprise hosts link correctly."""
+    marker = f"/{full_name}/"
+    return pr_url.split(marker)[0] if marker in pr_url else "https://github.com"
+
+
+def _describe(exc: Exception, doing: str) -> str:
+    if isinstance(exc, GithubException):
+        message = exc.data.get("message") if isinstance(exc.data, dict) else None
+        return f"GitHub answered {exc.status} while {doing}" + (f": {message}" if message else "")
+    # requests gives up with RetryError after the retries: name the last status it saw.
+    status = re.search(r"too many (\d{3}) error", str(exc))
+    if status:
+        return f"GitHub answered {status.group(1)} while {doing} (after retries)"
+    return f"Could not reach GitHub while {doing} ({type(exc).__name__})"

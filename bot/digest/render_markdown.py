@@ -1,0 +1,119 @@
+"""The Markdown report, in exactly the layout of the "Merged PR Report" users already read.
+
+Pure functions: a Digest in, a string out.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import tzinfo
+
+from bot.core.models import Digest, DigestEntry, PullRequest
+from bot.digest.text import code_span, merged_time
+
+UNKNOWN_TYPE = "UNKNOWN"
+
+
+def render_report(digest: Digest) -> str:
+    window = digest.window
+    parts = [
+        f"# {digest.display_name} Merged PR Report\n\n"
+        f"**Report Date:** {window.day.isoformat()} {window.tz_abbrev}\n\n"
+        f"**Total Merged PRs:** {len(digest.entries)}\n\n---\n\n"
+    ]
+    if not digest.entries:
+        parts.append(
+            f"No pull requests were merged into {digest.repo} on {window.day.isoformat()} "
+            f"({window.tz_name}).\n"
+        )
+    for index, entry in enumerate(digest.entries, start=1):
+        parts.append(render_entry(entry, window.start.tzinfo, index=index))
+    return "".join(parts)
+
+
+def render_entry(entry: DigestEntry, tz: tzinfo | None, *, index: int | None = None) -> str:
+    """One PR's section: heading, Base Information, Summary, and the closing rule."""
+    pr = entry.pr
+    number = f"{index}. " if index is not None else ""
+    lines = [
+        f"## {number}[{markdown_text(pr.title)}]({pr.url})",
+        "",
+        "",
+        "### Base Information",
+        "",
+        f"- **PR Number:** #{pr.number}",
+    ]
+    if not pr.is_merged:
+        lines.append(f"- **State:** `{pr.state.upper()}`")
+    lines.append(f"- **Author:** {_profile(pr, pr.author)}")
+    if pr.is_merged:
+        lines.append(f"- **Merged By:** {_profile(pr, pr.merged_by)}")
+        lines.append(f"- **Merged time:** {merged_time(pr, tz)}")
+    change_type = entry.summary.change_type.value if entry.summary else UNKNOWN_TYPE
+    lines.append(f"- **Type:** `{change_type}`")
+    lines.append(f"- **[Changed Files]({pr.files_url}) ({len(pr.files)}):**")
+    lines.extend(f"  - {code_span(f.filename)}" for f in pr.files)
+    lines += ["", "### Summary", ""]
+    if entry.summary is None:
+        lines += [f"Summary unavailable: {entry.error or 'unknown error'}", ""]
+    else:
+        if entry.summary.revision > 1:
+            lines += [f"*Revised after a flag (revision {entry.summary.revision}).*", ""]
+        for heading, text in entry.shown_sections():
+            lines += [f"**{heading}**  ", text, ""]
+        if entry.summary.unverified:
+            names = ", ".join(f"`{name}`" for name in entry.summary.unverified)
+            lines += [f"*Unverified: {names} (not found in the PR's diff, files or text).*", ""]
+    lines += ["---", "", ""]
+    return "\n".join(lines)
+
+
+# A title is shown as written; only what Markdown would read as markup is escaped, so
+# "implictly -> implicitly", "a < b" or "2 * x" stay as they are. Escaped: a backslash and an
+# `&` (either could swallow the next character or form an entity); `*` and `~` that touch a
+# non-space character (they could open or close emphasis or strike-through); an `_` not
+# between letters or digits; a `<` that starts a tag, comment or autolink, and the `>` that
+# closes it. Backticks are left alone: titles use them for code, as in the seed reports.
+_TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
+
+
+def _escape_markup(value: str) -> str:
+    out: list[str] = []
+    in_tag = False
+    for i, char in enumerate(value):
+        before = value[i - 1] if i else " "
+        after = value[i + 1] if i + 1 < len(value) else " "
+        if char in "\\&":
+            escape = True
+        elif char in "*~":
+            escape = not (before.isspace() and after.isspace())
+        elif char == "_":
+            escape = not (before.isalnum() and after.isalnum())
+        elif char == "<":
+            escape = in_tag = bool(_TAG_START.match(value, i))
+        elif char == ">":
+            escape, in_tag = in_tag, False
+        else:
+            escape = False
+        out.append("\\" + char if escape else char)
+    return "".join(out)
+
+
+def markdown_text(text: str) -> str:
+    """PR text (a title) shown as written inside a Markdown link: markup escaped (see above),
+    and brackets too when they would end the link early (unbalanced, or "](")."""
+    value = re.sub(r"[\r\n]+", " ", text)  # a line break would end the heading
+    value = _escape_markup(value)
+    depth, balanced = 0, True
+    for char in value:
+        depth += {"[": 1, "]": -1}.get(char, 0)
+        balanced = balanced and depth >= 0
+    if "](" in value or depth or not balanced:
+        value = value.replace("[", "\\[").replace("]", "\\]")
+    return value
+
+
+def _profile(pr: PullRequest, login: str | None) -> str:
+    if not login:
+        return "unknown"
+    return f"[{login}]({pr.profile_url(login)})"

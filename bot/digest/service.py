@@ -1,0 +1,328 @@
+"""Building a day's digest: list the PRs, fetch each once, summarize them concurrently.
+
+Fetching is one sequential task (GitHub wants a client's requests one at a time); each PR's
+summary starts the moment its files are in, so fetching and summarizing overlap. Everything
+fetched or generated goes to the store first, so a second run makes no calls at all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import timedelta
+
+from bot.core.clock import utcnow
+from bot.core.day_window import is_complete
+from bot.core.errors import PRDigestError
+from bot.core.models import DayWindow, Digest, DigestEntry, PRSummary, PullRequest, SummarySections
+from bot.digest.github_source import GitHubSource, RepoInfo
+from bot.ports.summarizer import LLMCall, Revision, SummarizeError, Summarizer
+from bot.store.base import StorageError
+from bot.store.store import Store
+from summarizer.prompt import scrub_sections
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int, int], None]  # (done, total)
+SummarizerFactory = Callable[[Callable[[LLMCall], None]], Summarizer]
+
+
+@dataclass
+class DigestService:
+    """The core's one entry point for "a day" and "a PR", shared by the CLI and the bots."""
+
+    store: Store
+    source_factory: Callable[[], GitHubSource]
+    summarizer_factory: SummarizerFactory
+    display_names: Callable[[str], str] = lambda repo: repo.split("/")[-1]
+
+    def __post_init__(self) -> None:
+        self._source: GitHubSource | None = None
+        self._summarizer: Summarizer | None = None
+        self._summarizer_lock = asyncio.Lock()
+        self._pr_locks: dict[tuple[str, int], asyncio.Lock] = {}
+        self._fetching: dict[tuple[str, int], asyncio.Future[PullRequest]] = {}
+        self._logging: set[asyncio.Future[None]] = set()  # LLM calls being written
+
+    @property
+    def source(self) -> GitHubSource:
+        if self._source is None:
+            self._source = self.source_factory()
+        return self._source
+
+    async def summarizer(self) -> Summarizer:
+        # Made on first need, so a fully cached day never starts a model or opens a client.
+        async with self._summarizer_lock:
+            if self._summarizer is None:
+                self._summarizer = await asyncio.to_thread(self.summarizer_factory, self._log_call)
+            return self._summarizer
+
+    async def aclose(self) -> None:
+        await asyncio.gather(*self._logging, return_exceptions=True)
+        if self._summarizer is not None:
+            await self._summarizer.aclose()
+            self._summarizer = None
+
+    # -- a day ---------------------------------------------------------------------------
+
+    async def digest(
+        self,
+        repo: str,
+        window: DayWindow,
+        *,
+        refresh: bool = False,
+        progress: Progress | None = None,
+    ) -> Digest:
+        numbers = None if refresh else await self.store.aio.get_day(repo, window)
+        info: RepoInfo | None = None
+        if numbers is None:
+            info = await asyncio.to_thread(self.source.repository, repo)
+            repo = info.full_name
+            numbers = await asyncio.to_thread(self.source.merged_numbers, info, window)
+        entries = await self._entries(repo, numbers, info, refresh=refresh, progress=progress)
+        entries = [e for e in entries if _in_window(e.pr, window)]
+        entries.sort(key=_newest_first)
+
+        fetched_all = all(e.pr.merged_at is not None for e in entries)
+        await self.store.aio.save_day(
+            repo,
+            window,
+            [e.pr.number for e in entries],
+            complete=fetched_all and is_complete(window),
+        )
+        await self.store.aio.record_day_result(
+            repo, window, {e.pr.number: e.error or "" for e in entries if not e.ok}
+        )
+        return Digest(
+            repo=repo,
+            display_name=self.display_names(repo),
+            window=window,
+            entries=tuple(entries),
+            recent_flags=await self.store.aio.flag_count_since(utcnow() - timedelta(days=1), repo),
+        )
+
+    async def _entries(
+        self,
+        repo: str,
+        numbers: list[int],
+        info: RepoInfo | None,
+        *,
+        refresh: bool,
+        progress: Progress | None,
+    ) -> list[DigestEntry]:
+        """Each PR fetched in turn (newest first) and summarized as soon as it is in."""
+        total, done = len(numbers), 0
+
+        def tick(_: asyncio.Task | None) -> None:
+            nonlocal done
+            done += 1
+            if progress:
+                progress(done, total)
+
+        semaphore: asyncio.Semaphore | None = None
+        tasks: list[asyncio.Task[DigestEntry]] = []
+        unfetched: list[DigestEntry] = []  # PRs GitHub would not give us: named, not summarized
+        try:
+            for number in sorted(numbers, reverse=True):
+                try:
+                    pr, info = await self._stored_or_fetched(repo, number, info)
+                except PRDigestError as exc:
+                    unfetched.append(DigestEntry(_placeholder(repo, number), error=str(exc)))
+                    tick(None)
+                    continue
+                if semaphore is None:
+                    semaphore = asyncio.Semaphore(await self._concurrency())
+                task = asyncio.create_task(self._entry(pr, refresh=refresh, semaphore=semaphore))
+                task.add_done_callback(tick)
+                tasks.append(task)
+            return [*await asyncio.gather(*tasks), *unfetched]
+        except BaseException:
+            # An error that ends the digest (a full disk while storing a PR or a call, say):
+            # stop the summaries already started, before the caller closes the LLM client
+            # under them, instead of leaving them to fail one by one with tracebacks.
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+
+    async def _stored_or_fetched(
+        self, repo: str, number: int, info: RepoInfo | None
+    ) -> tuple[PullRequest, RepoInfo | None]:
+        """A merged PR from the store, else from GitHub (and stored); and the repo's info."""
+        pr = await self.store.aio.get_pr(repo, number)
+        if pr is None or not pr.is_merged:
+            if info is None:
+                info = await asyncio.to_thread(self.source.repository, repo)
+            pr = await asyncio.to_thread(self.source.fetch_pr, info, number)
+            await self.store.aio.save_pr(pr)
+        return pr, info
+
+    async def _concurrency(self) -> int:
+        return max(1, (await self.summarizer()).concurrency)
+
+    # -- one PR --------------------------------------------------------------------------
+
+    async def pull_request(self, repo: str, number: int) -> PullRequest:
+        """A PR's data: from the store when merged (it can no longer change), else fresh.
+
+        Concurrent requests for one PR (a burst of /prsummary for the same number) share a
+        single fetch: without this, 200 commands for 50 PRs read 200 PRs from GitHub.
+        """
+        pr = await self.store.aio.get_pr(repo, number)
+        if pr is not None and pr.is_merged:
+            return pr
+        key = (repo, number)
+        fetch = self._fetching.get(key)
+        if fetch is None:
+            fetch = self._fetching[key] = asyncio.ensure_future(self._fetch_pr(repo, number))
+            fetch.add_done_callback(lambda done: self._fetch_done(key, done))
+        return await asyncio.shield(fetch)
+
+    async def _fetch_pr(self, repo: str, number: int) -> PullRequest:
+        info = await asyncio.to_thread(self.source.repository, repo)
+        pr = await asyncio.to_thread(self.source.fetch_pr, info, number)
+        await self.store.aio.save_pr(pr)
+        return pr
+
+    def _fetch_done(self, key: tuple[str, int], done: asyncio.Future[PullRequest]) -> None:
+        self._fetching.pop(key, None)
+        if not done.cancelled():
+            done.exception()  # retrieved here too, in case every waiter was cancelled
+
+    async def find_cached(self, repo: str, number: int) -> DigestEntry | None:
+        """`cached_entry`, read off the event loop."""
+        return await self.store.aio.read(self.cached_entry, repo, number)
+
+    def cached_entry(self, repo: str, number: int) -> DigestEntry | None:
+        """A merged PR whose summary is already stored: answerable with no call at all."""
+        pr = self.store.get_pr(repo, number)
+        if pr is None or not pr.is_merged:
+            return None
+        summary = self.store.latest_summary(repo, number)
+        if summary is None or summary.revision_sha != pr.revision_sha:
+            return None
+        return DigestEntry(pr, summary)
+
+    async def pr_entry(self, repo: str, number: int, *, refresh: bool = False) -> DigestEntry:
+        """One PR summarized (open and closed PRs too); raises PRDigestError for bad refs."""
+        pr = await self.pull_request(repo, number)
+        semaphore = asyncio.Semaphore(1)
+        return await self._entry(pr, refresh=refresh, semaphore=semaphore)
+
+    async def _entry(
+        self, pr: PullRequest, *, refresh: bool, semaphore: asyncio.Semaphore
+    ) -> DigestEntry:
+        # One lock per PR: two commands asking for the same PR at once make one LLM call.
+        lock = self._pr_locks.setdefault((pr.repo, pr.number), asyncio.Lock())
+        async with lock:
+            summarizer = await self.summarizer()
+            if not refresh:
+                cached = await self.store.aio.get_summary(
+                    pr.repo, pr.number, pr.revision_sha, summarizer.prompt_version, summarizer.model
+                )
+                if cached:
+                    return DigestEntry(pr, cached)
+            async with semaphore:
+                try:
+                    result = await summarizer.summarize(pr)
+                except SummarizeError as exc:
+                    log.warning("summary of %s#%s failed: %s", pr.repo, pr.number, exc)
+                    await self._logged()
+                    return DigestEntry(pr, error=str(exc))
+                except StorageError:
+                    # A full disk or read-only database (hit while logging the LLM call) is
+                    # not this PR's problem: stop the digest with the store's one-line error.
+                    raise
+                except Exception as exc:  # noqa: BLE001 - one PR must never sink the digest
+                    log.exception("summary of %s#%s failed unexpectedly", pr.repo, pr.number)
+                    return DigestEntry(pr, error=f"unexpected error ({type(exc).__name__})")
+            await self._logged()
+            summary = await self.store.aio.save_summary(
+                PRSummary(
+                    repo=pr.repo,
+                    number=pr.number,
+                    revision_sha=pr.revision_sha,
+                    prompt_version=summarizer.prompt_version,
+                    model=summarizer.model,
+                    change_type=result.change_type,
+                    sections=scrubbed(result.sections, pr),
+                    files_covered=result.files_covered,
+                    files_total=result.files_total,
+                    usage=result.usage,
+                    grounded_fraction=result.grounded_fraction,
+                    unverified=result.unverified,
+                )
+            )
+            return DigestEntry(pr, summary)
+
+    async def revise(self, pr: PullRequest, current: PRSummary) -> Revision:
+        """Re-check a flagged summary with the deeper pass; the answer is scrubbed like every
+        summary, and counts as changed only if the scrubbed text differs from the current."""
+        revision = await (await self.summarizer()).revise(pr, current)
+        await self._logged()
+        result = revision.result
+        sections = scrubbed(result.sections, pr)
+        same = sections == current.sections and result.change_type == current.change_type
+        return Revision(replace(result, sections=sections), revision.changed and not same,
+                        revision.note)  # fmt: skip
+
+    def _log_call(self, call: LLMCall) -> None:
+        """Every LLM call is logged, on the store's writer thread: the summarizer calls this
+        from the event loop and goes on at once; `_logged()` collects the outcome."""
+        future = asyncio.ensure_future(self.store.aio.write(self._write_call, call))
+        self._logging.add(future)
+        future.add_done_callback(self._logging.discard)
+
+    async def _logged(self) -> None:
+        """Wait for the LLM calls logged so far; a full disk or a read-only database stops
+        the digest with the store's one-line error, as any other write does."""
+        pending = list(self._logging)
+        results = await asyncio.gather(*pending, return_exceptions=True)
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result
+
+    def _write_call(self, call: LLMCall) -> None:
+        self.store.log_llm_call(
+            repo=call.repo,
+            number=call.number,
+            model=call.model,
+            prompt_version=call.prompt_version,
+            purpose=call.purpose,
+            messages=call.messages,
+            response=call.response,
+            error=call.error,
+            usage=call.usage,
+            duration_ms=call.duration_ms,
+        )
+
+
+def scrubbed(sections: SummarySections, pr: PullRequest) -> SummarySections:
+    """The one scrub every summary goes through, new or revised, whatever summarizer made
+    it: no links, mass mentions or quoted prompt, even when the PR's text told the model to
+    write them (prompt injection)."""
+    return scrub_sections(sections, pr)
+
+
+def _placeholder(repo: str, number: int) -> PullRequest:
+    """Stands in for a PR GitHub would not give us, so the digest still names it."""
+    return PullRequest(
+        repo=repo,
+        number=number,
+        title=f"PR #{number} (details could not be fetched)",
+        url=f"https://github.com/{repo}/pull/{number}",
+        author="",
+        state="merged",
+    )
+
+
+def _in_window(pr: PullRequest, window: DayWindow) -> bool:
+    # The search's range is inclusive and second-granular; the store's list must be exact.
+    return pr.merged_at is None or window.contains(pr.merged_at)
+
+
+def _newest_first(entry: DigestEntry) -> tuple[float, int]:
+    merged = entry.pr.merged_at.timestamp() if entry.pr.merged_at else float("-inf")
+    return (-merged, -entry.pr.number)

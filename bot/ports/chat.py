@@ -1,0 +1,121 @@
+"""The chat transport and flag answers: what a platform adapter implements for the chat core."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import tzinfo
+from typing import Protocol
+
+from bot.core.models import Digest, DigestEntry, Flag, PostRecord, RevisionOutcome
+
+
+@dataclass(frozen=True)
+class Posted:
+    message_id: str
+    thread_id: str | None = None  # Slack: the parent's ts; Discord: the thread channel's id
+
+
+class Transport(Protocol):
+    """What an adapter implements: sending rendered messages and finding ones it sent."""
+
+    platform: str
+
+    async def send_parent(self, channel: str, digest: Digest) -> Posted:
+        """Post the digest's parent message (and, on Discord, create its thread)."""
+
+    async def send_reply(
+        self, channel: str, thread_id: str, digest: Digest, entry: DigestEntry, index: int
+    ) -> Posted:
+        """Post one PR's summary into the thread."""
+
+    async def send_empty(self, channel: str, digest: Digest) -> Posted:
+        """Post the one short message of a day with no merged PRs."""
+
+    async def find_parent(self, channel: str, digest: Digest) -> Posted | None:
+        """The parent sent before a crash that was not recorded, if the platform has it."""
+
+    async def find_reply(
+        self, channel: str, thread_id: str, digest: Digest, pr_number: int
+    ) -> Posted | None:
+        """A reply sent before a crash that was not recorded, if the platform has it."""
+
+    def link(self, channel: str, posted: Posted) -> str:
+        """A URL to the message, for "already posted: <link>" answers."""
+
+
+class FlagAnswers(Protocol):
+    """The platform's three ways to answer a flag."""
+
+    async def thank(self, flag: Flag) -> None: ...
+
+    async def post_correction(self, outcome: RevisionOutcome) -> None: ...
+
+    async def post_no_change(self, outcome: RevisionOutcome) -> None: ...
+
+
+class CommandReply(Protocol):
+    """One slash command's way back to whoever typed it; the adapter renders and escapes.
+
+    `answer` is the immediate, final answer (a refusal, a short result); `accept` acknowledges
+    within the platform's 3 seconds that more will follow (`note` is plain text it may show);
+    `say` is that later private line; `error` is a later error line, already worded.
+    """
+
+    async def answer(self, text: str) -> None: ...
+
+    async def accept(self, note: str | None = None) -> None: ...
+
+    async def say(self, text: str) -> None: ...
+
+    async def error(self, text: str) -> None: ...
+
+    async def failed(self, exc: Exception, what: str) -> None:
+        """Show a failure of the work after `accept`: the platform's own API errors in its
+        words, anything else through `bot.chat.tasks.report`."""
+
+
+class DigestReply(CommandReply, Protocol):
+    """`/digest`'s answers, besides the common ones."""
+
+    def not_here(self) -> str | None:
+        """Why a digest cannot be posted where the command was typed (a thread), if so."""
+
+    async def already(self, repo: str, day: str, tz_name: str, link: str) -> bool:
+        """Answer at once that the day is already posted here; False to post (and so answer
+        "already") the usual way instead."""
+
+    async def posted(
+        self, repo: str, day: str, tz_name: str, status: str, link: str, sent: int, failed: int
+    ) -> None:
+        """The outcome of posting the digest: posted, resumed where it stopped, or already."""
+
+    async def can_post(self) -> bool:
+        """Whether the bot may post a digest in this channel (`/digest subscribe`)."""
+
+
+class SummaryReply(CommandReply, Protocol):
+    """`/prsummary`'s answer: the summary itself."""
+
+    async def show(self, entry: DigestEntry) -> Posted | None:
+        """Show the summary; the first message's id when it is in the channel for everyone
+        (the core records it, so it can be flagged), else None."""
+
+
+class PlatformAnswers(Protocol):
+    """How one platform answers a flag; `post` is the flagged message's record (None when the
+    message is not one the posts table knows)."""
+
+    async def thank(self, flag: Flag, post: PostRecord | None) -> None: ...
+
+    async def no_change(self, outcome: RevisionOutcome, post: PostRecord | None) -> None: ...
+
+    async def send_revision(
+        self, outcome: RevisionOutcome, post: PostRecord | None, entry: DigestEntry, tz: tzinfo
+    ) -> Posted:
+        """Post the corrected summary next to the flagged one; its first message."""
+
+    async def mark_revised(
+        self, outcome: RevisionOutcome, post: PostRecord | None, old: DigestEntry, tz: tzinfo,
+        posted: Posted,
+    ) -> None:  # fmt: skip
+        """Edit the flagged message to point at the correction (best effort)."""

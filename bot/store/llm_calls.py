@@ -1,0 +1,49 @@
+"""The `llm_calls` table: every prompt and response, as llm logs them."""
+
+from __future__ import annotations
+
+import json
+
+from bot.core.clock import utcnow
+from bot.core.models import Usage
+from bot.store.base import Tables, iso
+
+
+class LLMCallTables(Tables):
+    def log_llm_call(
+        self,
+        *,
+        repo: str,
+        number: int,
+        model: str,
+        prompt_version: str,
+        purpose: str,
+        messages: list[dict],
+        response: str | None,
+        error: str | None,
+        usage: Usage,
+        duration_ms: int,
+    ) -> int:
+        return (
+            self.db["llm_calls"]
+            .insert(
+                {
+                    "repo": repo,
+                    "number": number,
+                    "model": model,
+                    "prompt_version": prompt_version,
+                    "purpose": purpose,
+                    "messages": json.dumps(messages),
+                    "response": response,
+                    "error": error,
+                    "prompt_tokens": usage.prompt_tokens,
+                    "completion_tokens": usage.completion_tokens,
+                    "duration_ms": duration_ms,
+                    "created_at": iso(utcnow()),
+                }
+            )
+            .last_pk
+        )
+
+    def llm_call_count(self) -> int:
+        return self.db["llm_calls"].count

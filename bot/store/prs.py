@@ -1,0 +1,110 @@
+"""The `pull_requests`, `pr_files` and `digests` tables: fetched PRs and each day's list."""
+
+from __future__ import annotations
+
+import json
+
+from bot.core.clock import utcnow
+from bot.core.models import ChangedFile, DayWindow, PullRequest
+from bot.store.base import Tables, from_row, iso, parse_time
+
+
+class PRTables(Tables):
+    def save_pr(self, pr: PullRequest) -> None:
+        with self.transaction():
+            self.db["pull_requests"].upsert(
+                {
+                    "repo": pr.repo,
+                    "number": pr.number,
+                    "title": pr.title,
+                    "url": pr.url,
+                    "author": pr.author,
+                    "state": pr.state,
+                    "body": pr.body,
+                    "labels": json.dumps(list(pr.labels)),
+                    "merged_by": pr.merged_by,
+                    "merged_at": iso(pr.merged_at),
+                    "base_ref": pr.base_ref,
+                    "head_sha": pr.head_sha,
+                    "merge_commit_sha": pr.merge_commit_sha,
+                    "html_base": pr.html_base,
+                    "fetched_at": iso(utcnow()),
+                },
+                pk=("repo", "number"),
+            )
+            self.db["pr_files"].delete_where("repo = ? AND number = ?", [pr.repo, pr.number])
+            self.db["pr_files"].insert_all(
+                (
+                    {
+                        "repo": pr.repo,
+                        "number": pr.number,
+                        "position": i,
+                        "filename": f.filename,
+                        "status": f.status,
+                        "additions": f.additions,
+                        "deletions": f.deletions,
+                        "patch": f.patch,
+                        "previous_filename": f.previous_filename,
+                    }
+                    for i, f in enumerate(pr.files)
+                ),
+                pk=("repo", "number", "position"),
+            )
+
+    def get_pr(self, repo: str, number: int) -> PullRequest | None:
+        rows = list(self.db["pull_requests"].rows_where("repo = ? AND number = ?", [repo, number]))
+        if not rows:
+            return None
+        row = rows[0]
+        files = tuple(
+            from_row(ChangedFile, f, additions=f["additions"] or 0, deletions=f["deletions"] or 0)
+            for f in self.db["pr_files"].rows_where(
+                "repo = ? AND number = ?", [repo, number], order_by="position"
+            )
+        )
+        return from_row(
+            PullRequest,
+            row,
+            body=row["body"] or "",
+            labels=tuple(json.loads(row["labels"] or "[]")),
+            merged_at=parse_time(row["merged_at"]),
+            base_ref=row["base_ref"] or "",
+            head_sha=row["head_sha"] or "",
+            files=files,
+            html_base=row["html_base"] or "https://github.com",
+        )
+
+    def save_day(self, repo: str, window: DayWindow, numbers: list[int], complete: bool) -> None:
+        self.db["digests"].upsert(
+            {
+                "repo": repo,
+                "day": window.day.isoformat(),
+                "tz_name": window.tz_name,
+                "numbers": json.dumps(numbers),
+                "complete": int(complete),
+                "fetched_at": iso(utcnow()),
+            },
+            pk=("repo", "day", "tz_name"),
+        )
+
+    def get_day(self, repo: str, window: DayWindow) -> list[int] | None:
+        """The day's PR numbers, if they were listed after the day was over (so are final)."""
+        row = self._day_row(repo, window)
+        if row is None or not row["complete"]:
+            return None
+        return list(json.loads(row["numbers"]))
+
+    def record_day_result(self, repo: str, window: DayWindow, failed: dict[int, str]) -> None:
+        self.db["digests"].update(
+            (repo, window.day.isoformat(), window.tz_name),
+            {"generated_at": iso(utcnow()), "failed": json.dumps(failed)},
+        )
+
+    def _day_row(self, repo: str, window: DayWindow) -> dict | None:
+        rows = list(
+            self.db["digests"].rows_where(
+                "repo = ? AND day = ? AND tz_name = ?",
+                [repo, window.day.isoformat(), window.tz_name],
+            )
+        )
+        return rows[0] if rows else None

@@ -1,0 +1,210 @@
+"""The store: one facade over a sqlite-utils Database; the `bot.store` modules are the only
+place that writes SQL.
+
+Rows go in and out as the dataclasses of `bot.core.models`; nothing else sees a row dict.
+Each table family is its own module (`prs`, `summaries`, `llm_calls`, `posts`, `flags`);
+`Store` joins them over one connection, and `subscriptions` and `lease` open their own views.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import sqlite3
+import threading
+from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+from sqlite_utils import Database
+
+from bot.core.errors import ConfigurationError
+from bot.store.base import StorageError, Tables, clear_storage_errors, is_busy
+from bot.store.flags import FlagTables
+from bot.store.llm_calls import LLMCallTables
+from bot.store.migrations import migrations
+from bot.store.posts import PostTables
+from bot.store.prs import PRTables
+from bot.store.summaries import SummaryTables
+
+__all__ = ["OffLoop", "StorageError", "Store"]
+
+# Seconds a write waits for another writer's lock. Long, because it is spent on the store's
+# writer thread: the event loop awaits the result and keeps acknowledging commands meanwhile.
+BUSY_TIMEOUT = 60.0
+
+# The methods that only read, run on the reader threads; every other one is a write.
+READS = frozenset(
+    """get_pr get_day get_summary get_summary_by_id latest_summary revised_version
+    llm_call_count digest_post digest_posts post_by_message post_kind post_attempted
+    unfinished_digests unposted_revisions get_flag revisions_since flagged_summary_ids
+    flags_of revision_flagger user_flags_since active_flags flag_count_since
+    get list all seen_at""".split()  # the last four: SubscriptionStore's
+)
+
+T = TypeVar("T")
+
+
+class Store(PRTables, SummaryTables, LLMCallTables, PostTables, FlagTables):
+    def __init__(self, path: str | Path):
+        """Open (creating if needed) the database at `path` and bring its schema up to date.
+
+        `":memory:"` gives a throwaway database, for tests. Calls made directly run on the
+        calling thread; `store.aio` runs them on the store's own threads (see `OffLoop`).
+        """
+        self.path = str(path)
+        self._local = threading.local()  # this thread's read connection, and its state
+        self._lock = threading.RLock()  # the writer connection serves one call at a time
+        self._readers: list[sqlite3.Connection] = []
+        self._memory = self.path == ":memory:"
+        try:
+            if self.path != ":memory:":
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            # check_same_thread=False: the writer thread and the caller's share it, in turn.
+            self._db = Database(self._connect())
+            if self.path != ":memory:":
+                # WAL: readers never block the writer, and a write killed mid-way is rolled back.
+                self._db.enable_wal()
+            migrations.apply(self._db)
+        except (sqlite3.Error, OSError) as exc:
+            raise ConfigurationError(f"Cannot open the database at {self.path}: {exc}") from exc
+        self._writer = ThreadPoolExecutor(1, thread_name_prefix="prdigest-store-write")
+        self._queued = 0  # writes handed to the writer thread and not done yet
+        self._queued_lock = threading.Lock()
+        self.aio = OffLoop(self)
+
+    @property
+    def db(self) -> Database:
+        """The connection of the call in progress on this thread: its own read connection
+        for a read, else the writer connection."""
+        return getattr(self._local, "db", None) or self._db
+
+    @contextlib.contextmanager
+    def connection(self, *, read: bool) -> Iterator[None]:
+        """Serve one call on this thread. A read uses this thread's own connection (WAL: it
+        never waits for a writer, not even this process's writer thread); a write, and a read
+        made inside one, the writer connection, one thread at a time."""
+        local = self._local
+        if self._memory or not read or getattr(local, "writing", 0):
+            with self._lock:
+                local.writing = getattr(local, "writing", 0) + 1
+                try:
+                    yield
+                finally:
+                    local.writing -= 1
+            return
+        if getattr(local, "db", None) is not None:  # a read inside a read
+            yield
+            return
+        local.db = self._reader_db()
+        try:
+            yield
+        finally:
+            local.db = None
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, check_same_thread=False, timeout=BUSY_TIMEOUT)
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        return conn
+
+    def _reader_db(self) -> Database:
+        """This thread's read connection, opened on its first read."""
+        db = getattr(self._local, "read_db", None)
+        if db is None:
+            conn = self._connect()
+            conn.execute("PRAGMA query_only=ON")  # reads only, whatever the caller does
+            db = self._local.read_db = Database(conn)
+            with self._lock:
+                self._readers.append(conn)
+        return db
+
+    def try_write(
+        self, method: Callable[..., T], *args: Any, **kwargs: Any
+    ) -> tuple[bool, T | None]:
+        """Run one write method here if that needs no wait: (True, its result); (False, None)
+        when the writer connection is busy, writes are queued before it, or SQLite's write
+        lock is held elsewhere (nothing was written then: each write method is one statement
+        or one BEGIN IMMEDIATE transaction)."""
+        if self._queued or not self._lock.acquire(blocking=False):
+            return False, None
+        try:
+            self._db.execute("PRAGMA busy_timeout = 0")
+            try:
+                return True, method(*args, **kwargs)
+            except sqlite3.OperationalError as exc:
+                if not is_busy(exc):
+                    raise
+                return False, None
+            finally:
+                self._db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
+        finally:
+            self._lock.release()
+
+    async def on_writer(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run `fn` on the writer thread, in order with the other writes handed to it."""
+
+        def call() -> T:
+            try:
+                with self.connection(read=False):
+                    return fn(*args, **kwargs)
+            finally:
+                with self._queued_lock:
+                    self._queued -= 1
+
+        with self._queued_lock:
+            self._queued += 1
+        return await asyncio.get_running_loop().run_in_executor(self._writer, call)
+
+    def close(self) -> None:
+        self._writer.shutdown(wait=True)
+        for conn in self._readers:
+            conn.close()
+        self._db.conn.close()
+
+
+class OffLoop:
+    """The store from async code, awaited: the event loop never waits on SQLite's lock.
+
+    A read (`await store.aio.get_pr(repo, n)`, or `read(fn, ...)` for a function made of
+    reads) runs on the calling thread's own connection: in WAL mode a reader never waits for
+    a writer. A write method is tried once with no busy wait at all, and when another writer
+    holds the lock (another process, or this store's writer thread) it is handed to the
+    writer thread, which waits the long busy timeout while the loop goes on acknowledging
+    commands. `write(fn, ...)`, for a function of several writes, always runs on the writer
+    thread (trying it here could leave half of it done).
+    """
+
+    def __init__(self, store: Store):
+        self._store = store
+
+    async def read(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        with self._store.connection(read=True):
+            return fn(*args, **kwargs)
+
+    async def write(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        return await self._store.on_writer(fn, *args, **kwargs)
+
+    def __getattr__(self, name: str) -> Callable[..., Awaitable[Any]]:
+        method = getattr(self._store, name)
+        if name in READS:
+            return functools.partial(self.read, method)
+        return functools.partial(self._write_one, method)
+
+    async def _write_one(self, method: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        done, result = self._store.try_write(method, *args, **kwargs)
+        if done:
+            return result  # type: ignore[return-value]
+        return await self._store.on_writer(method, *args, **kwargs)
+
+
+# Every public method: a full disk or a read-only file surfaces as one clear StorageError
+# (the CLI prints it and exits 2, the bots answer it) rather than a raw sqlite3 traceback.
+for _family in Store.__mro__[1:]:
+    if issubclass(_family, Tables) and _family is not Tables:
+        for _name, _method in list(vars(_family).items()):
+            if callable(_method) and not _name.startswith("_"):
+                setattr(_family, _name, clear_storage_errors(_method, read=_name in READS))
+del _family
