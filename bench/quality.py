@@ -28,7 +28,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import date, datetime
 from pathlib import Path
 
@@ -248,17 +248,7 @@ def as_row(pr: PullRequest, day: str) -> dict:
         "merged_at": pr.merged_at.isoformat().replace("+00:00", "Z") if pr.merged_at else None,
         "merge_commit_sha": pr.merge_commit_sha,
         "body": pr.body,
-        "files": [
-            {
-                "filename": f.filename,
-                "status": f.status,
-                "additions": f.additions,
-                "deletions": f.deletions,
-                "patch": f.patch,
-                "previous_filename": f.previous_filename,
-            }
-            for f in pr.files
-        ],
+        "files": [asdict(f) for f in pr.files],  # GitHub's field names, as ChangedFile's
     }
 
 

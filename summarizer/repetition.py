@@ -33,18 +33,39 @@ MIN_SENTENCE_WORDS = 5  # shorter sentences ("This is minimal.") may recur innoc
 RESTATED_SECTION = 0.5
 
 
+# What each section is for, to tell the model on a retry what the repeating one should say.
+PURPOSES = {
+    "what_changed": "what the PR changes and why",
+    "technical_impact": "the effect on behaviour, performance and the rest of the code",
+    "potential_risks": "what could break or regress, and what is untested",
+    "key_insights": "what a developer working on this code should do or watch for next",
+}
+
+
 @dataclass(frozen=True)
 class Repetition:
     """What repeats, in one line fit for a log and for the retry prompt."""
 
     kind: str  # "sentence" or "section"
-    where: str  # the section key(s)
-    text: str  # the repeated sentence, or the restating section's first words
+    section: str  # the section that repeats (the later one): what a retry must rewrite
+    other: str  # the section it repeats
+    text: str = ""  # the repeated sentence
 
     def __str__(self) -> str:
         if self.kind == "sentence":
-            return f"repeated sentence in {self.where}: {_clip(self.text)!r}"
-        return f"{self.where} restates another section"
+            where = (
+                self.section if self.other == self.section else f"{self.other} and {self.section}"
+            )
+            return f"repeated sentence in {where}: {_clip(self.text)!r}"
+        return f"{self.section} restates {self.other}"
+
+    @property
+    def fix(self) -> str:
+        """What the retry asks for instead."""
+        return (
+            f"Write {self.section} again in new words, about {PURPOSES[self.section]} only; "
+            "no sentence may repeat or paraphrase another one of the answer."
+        )
 
 
 def sentences(text: str) -> list[str]:
@@ -64,8 +85,7 @@ def find_repetition(sections: SummarySections) -> Repetition | None:
             grams = _trigrams(words)
             for other_key, _other, other_grams in seen:
                 if _jaccard(grams, other_grams) >= SAME_SENTENCE:
-                    where = key if other_key == key else f"{other_key} and {key}"
-                    return Repetition("sentence", where, sentence)
+                    return Repetition("sentence", key, other_key, sentence)
             seen.append((key, sentence, grams))
     keyed = [
         (key, _trigrams(_WORDS.findall(_CODE_SPAN.sub(" ", getattr(sections, key)).lower())))

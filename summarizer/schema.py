@@ -50,6 +50,7 @@ RESPONSE_FORMAT_REVISION = {
     "json_schema": {"name": "pr_summary_revision", "strict": True, "schema": REVISION_SCHEMA},
 }
 
+NOTE_CHARS = 300  # a revision's one-line note, as revision_fields keeps it
 # A section shorter than this is no section ("N/A."); the grammar then keeps the model writing.
 MIN_SECTION_CHARS = 20
 
@@ -59,7 +60,8 @@ def bounded_schema(section_chars: int, *, revision: bool = False) -> dict:
     bounded = {"type": "string", "minLength": MIN_SECTION_CHARS, "maxLength": section_chars}
     properties: dict = {"type": _TYPE_SCHEMA, **{key: bounded for key in SECTION_KEYS}}
     if revision:
-        properties |= {"changed": {"type": "boolean"}, "change_note": {"type": "string"}}
+        note = {"type": "string", "maxLength": NOTE_CHARS}  # one sentence, shown as is
+        properties |= {"changed": {"type": "boolean"}, "change_note": note}
     schema = {
         "type": "object",
         "properties": properties,
@@ -145,8 +147,7 @@ def parse_answer(
     if repetition := find_repetition(sections):
         raise InvalidAnswer(
             str(repetition),
-            hint=f"Your answer said the same thing twice ({repetition}). Say each thing once: "
-            "every sentence and every section must add something new.",
+            hint=f"It said the same thing twice. {repetition.fix}",
         )
     return Answer(ChangeType(raw_type), sections, data, salvaged=cut_key is not None)
 
@@ -154,7 +155,7 @@ def parse_answer(
 def revision_fields(data: dict) -> tuple[bool, str]:
     """A revision answer's extra fields: whether anything changed, and the one-line note."""
     changed = data.get("changed")
-    note = " ".join(str(data.get("change_note", "")).split())[:300]
+    note = " ".join(str(data.get("change_note", "")).split())[:NOTE_CHARS]
     return bool(changed) if isinstance(changed, bool) else True, note
 
 

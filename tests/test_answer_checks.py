@@ -65,7 +65,7 @@ def test_a_section_that_restates_another_is_repetition():
 def test_a_repeating_answer_is_invalid_and_the_fault_tells_the_model_what_to_do():
     with pytest.raises(InvalidAnswer, match="repeated sentence in key_insights") as caught:
         parse_answer(answer(key_insights=LOOP))
-    assert "Say each thing once" in caught.value.hint
+    assert "Write key_insights again in new words" in caught.value.hint
 
 
 def test_sentences_do_not_end_inside_code_or_dotted_names():
