@@ -16,7 +16,16 @@ from datetime import timedelta
 from bot.core.clock import utcnow
 from bot.core.day_window import is_complete
 from bot.core.errors import PRDigestError
-from bot.core.models import DayWindow, Digest, DigestEntry, PRSummary, PullRequest, SummarySections
+from bot.core.models import (
+    ChangeType,
+    DayWindow,
+    Digest,
+    DigestEntry,
+    PRSummary,
+    PullRequest,
+    SummarySections,
+)
+from bot.core.reverts import is_revert
 from bot.digest.github_source import GitHubSource, RepoInfo
 from bot.ports.summarizer import LLMCall, Revision, SummarizeError, Summarizer
 from bot.store.base import StorageError
@@ -45,6 +54,7 @@ class DigestService:
         self._pr_locks: dict[tuple[str, int], asyncio.Lock] = {}
         self._fetching: dict[tuple[str, int], asyncio.Future[PullRequest]] = {}
         self._logging: set[asyncio.Future[None]] = set()  # LLM calls being written
+        self._log_failure: BaseException | None = None  # the first log write that failed
 
     @property
     def source(self) -> GitHubSource:
@@ -246,7 +256,7 @@ class DigestService:
                     revision_sha=pr.revision_sha,
                     prompt_version=summarizer.prompt_version,
                     model=summarizer.model,
-                    change_type=result.change_type,
+                    change_type=classified(result.change_type, pr),
                     sections=scrubbed(result.sections, pr),
                     files_covered=result.files_covered,
                     files_total=result.files_total,
@@ -264,25 +274,32 @@ class DigestService:
         await self._logged()
         result = revision.result
         sections = scrubbed(result.sections, pr)
-        same = sections == current.sections and result.change_type == current.change_type
-        return Revision(replace(result, sections=sections), revision.changed and not same,
-                        revision.note)  # fmt: skip
+        change_type = classified(result.change_type, pr)
+        same = sections == current.sections and change_type == current.change_type
+        return Revision(replace(result, sections=sections, change_type=change_type),
+                        revision.changed and not same, revision.note)  # fmt: skip
 
     def _log_call(self, call: LLMCall) -> None:
         """Every LLM call is logged, on the store's writer thread: the summarizer calls this
         from the event loop and goes on at once; `_logged()` collects the outcome."""
         future = asyncio.ensure_future(self.store.aio.write(self._write_call, call))
         self._logging.add(future)
-        future.add_done_callback(self._logging.discard)
+        future.add_done_callback(self._log_written)
+
+    def _log_written(self, future: asyncio.Future[None]) -> None:
+        # The outcome is taken here, whenever the write ends: one that failed before anyone
+        # awaited it would otherwise surface as asyncio's "exception was never retrieved".
+        self._logging.discard(future)
+        if not future.cancelled() and future.exception() is not None:
+            self._log_failure = self._log_failure or future.exception()
 
     async def _logged(self) -> None:
         """Wait for the LLM calls logged so far; a full disk or a read-only database stops
         the digest with the store's one-line error, as any other write does."""
-        pending = list(self._logging)
-        results = await asyncio.gather(*pending, return_exceptions=True)
-        for result in results:
-            if isinstance(result, BaseException):
-                raise result
+        await asyncio.gather(*list(self._logging), return_exceptions=True)
+        failure, self._log_failure = self._log_failure, None
+        if failure is not None:
+            raise failure
 
     def _write_call(self, call: LLMCall) -> None:
         self.store.log_llm_call(
@@ -297,6 +314,13 @@ class DigestService:
             usage=call.usage,
             duration_ms=call.duration_ms,
         )
+
+
+def classified(change_type: ChangeType, pr: PullRequest) -> ChangeType:
+    """The type shown, for every summarizer: a revert undoes a change to what the code does,
+    so it is SUBSTANTIAL whatever the model said (the built-in model judges a short revert
+    TRIVIAL by its size; the real reports call reverts SUBSTANTIAL)."""
+    return ChangeType.SUBSTANTIAL if is_revert(pr) else change_type
 
 
 def scrubbed(sections: SummarySections, pr: PullRequest) -> SummarySections:
