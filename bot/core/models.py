@@ -7,9 +7,11 @@ The enums are `StrEnum`s: they are stored as their text and compare equal to it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, time
 from enum import StrEnum
+from types import MappingProxyType
 
 
 class ChangeType(StrEnum):
@@ -32,14 +34,21 @@ class PostKind(StrEnum):
     PARENT = "parent"  # a digest's parent message
     PR = "pr"  # one PR's reply in a digest's thread
     EMPTY = "empty"  # the one message of a day with no merged PR
+    GROUP = "group"  # the one compact reply listing a digest's trivial and bot PRs
+    PARENT_EDIT = "parent_edit"  # the parent edited to link its replies, once they exist
     PRSUMMARY = "prsummary"  # a /prsummary answer
     REVISION = "revision"  # a corrected summary posted after a flag
     FLAG_ACK = "flag_ack"  # the claim on thanking for a summary's first flag
 
     @property
     def is_digest_slot(self) -> bool:
-        """One of a digest's own messages, of which a channel holds one per day."""
-        return self in (PostKind.PARENT, PostKind.PR, PostKind.EMPTY)
+        """One of a digest's own steps, of which a channel holds one per day (and PR)."""
+        return self in DIGEST_SLOTS
+
+
+DIGEST_SLOTS = frozenset(
+    {PostKind.PARENT, PostKind.PR, PostKind.EMPTY, PostKind.GROUP, PostKind.PARENT_EDIT}
+)
 
 
 class PostStatus(StrEnum):
@@ -62,10 +71,21 @@ class RevisionStatus(StrEnum):
 
 
 class TrivialStyle(StrEnum):
-    """How a subscription shows trivial PRs: in full, or the first section only."""
+    """How a subscription shows trivial PRs: in full, the first section only, or as one line
+    each in a single grouped reply (with the PRs of bot accounts)."""
 
     FULL = "full"
     COMPACT = "compact"
+    GROUPED = "grouped"
+
+
+class RelationKind(StrEnum):
+    """How another PR relates to a digest's PR, as read from titles and descriptions."""
+
+    REVERTS = "reverts"  # this PR reverts the other
+    REVERTED_BY = "reverted_by"  # the other PR reverts this one
+    FOLLOWS_UP = "follows_up"  # this PR follows up on (or fixes) the other
+    FOLLOWED_UP_BY = "followed_up_by"  # the other PR follows up on this one
 
 
 @dataclass(frozen=True)
@@ -135,6 +155,9 @@ class SummarySections:
     technical_impact: str
     potential_risks: str
     key_insights: str
+    # One plain sentence of at most 20 words: what the PR does for a user of the code. Shown
+    # first in chat replies and in the day at a glance; "" for summaries made before it existed.
+    headline: str = ""
 
     # (field, heading) in the order the seed reports print them
     HEADINGS = (
@@ -201,6 +224,18 @@ class DayWindow:
 
 
 @dataclass(frozen=True)
+class RelatedPR:
+    """Another PR a digest's PR is tied to: a revert and what it reverts, or a follow-up."""
+
+    kind: RelationKind
+    number: int
+    title: str
+    url: str  # the PR's page on GitHub
+    merged_day: str | None = None  # ISO day it was merged, in the digest's zone, if merged
+    same_day: bool = False  # both PRs are in this digest
+
+
+@dataclass(frozen=True)
 class DigestEntry:
     """One PR in a digest: its data and either a summary or the reason there is none."""
 
@@ -208,10 +243,23 @@ class DigestEntry:
     summary: PRSummary | None = None
     error: str | None = None
     compact: bool = False  # a subscription's "compact" trivial style: the first section only
+    area: str = "Other"  # the one area of the day at a glance this PR is counted under
+    related: tuple[RelatedPR, ...] = ()
+    grouped: bool = False  # "grouped" trivial style: one line in the grouped reply instead
 
     @property
     def ok(self) -> bool:
         return self.summary is not None
+
+    @property
+    def headline(self) -> str:
+        """The PR in one line: the summary's headline, else its title."""
+        return (self.summary.sections.headline if self.summary else "") or self.pr.title
+
+    @property
+    def size(self) -> int:
+        """Lines changed, for ranking when the model's choice falls short."""
+        return sum(f.additions + f.deletions for f in self.pr.files)
 
     def shown_sections(self) -> list[tuple[str, str]]:
         """(heading, text) pairs to show: all four, or just what changed when compact."""
@@ -222,24 +270,83 @@ class DigestEntry:
 
 
 @dataclass(frozen=True)
+class AreaGroup:
+    """One area of the day at a glance and its PRs, newest merge first."""
+
+    name: str
+    numbers: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class DayOverview:
+    """The day at a glance, as decided by code: which PRs to highlight and the areas.
+
+    `highlights` are PR numbers of this day in rank order (3-5, fewer only on a small day);
+    the model proposes them, code checks them (`bot.digest.overview`). `picked_by` says how:
+    "model", "model+rule" (the model's picks topped up by the rule) or "rule".
+    """
+
+    highlights: tuple[int, ...]
+    areas: tuple[AreaGroup, ...]
+    picked_by: str = "rule"
+
+
+def is_bot_login(login: str | None, bots: frozenset[str] = frozenset()) -> bool:
+    """A GitHub App's account (`dependabot[bot]`) or one of the configured bot logins."""
+    name = (login or "").lower()
+    return name.endswith("[bot]") or name in bots
+
+
+@dataclass(frozen=True)
 class Digest:
     repo: str
     display_name: str
     window: DayWindow
     entries: tuple[DigestEntry, ...]  # newest merge first
     recent_flags: int = 0  # flags on this repo's summaries in the 24 h before it was built
+    overview: DayOverview | None = None
+    # PR number -> a message about it: its reply in this thread (once posted), or an earlier
+    # digest's reply for a PR of another day. Filled by the chat layer, read by renderers.
+    links: Mapping[int, str] = field(default_factory=lambda: MappingProxyType({}))
 
     def styled(
-        self, display_name: str | None = None, trivial_style: str = TrivialStyle.FULL
+        self,
+        display_name: str | None = None,
+        trivial_style: str = TrivialStyle.FULL,
+        bots: frozenset[str] = frozenset(),
     ) -> Digest:
-        """This digest as one subscription shows it: its title, and trivial PRs in brief."""
+        """This digest as one subscription shows it: its title, and trivial PRs in brief
+        (compact) or as one line each in one grouped reply, with bot accounts' PRs (grouped)."""
         entries = self.entries
         if trivial_style == TrivialStyle.COMPACT:
+            entries = tuple(replace(e, compact=_is_trivial(e)) for e in entries)
+        elif trivial_style == TrivialStyle.GROUPED:
             entries = tuple(
-                replace(e, compact=bool(e.summary and e.summary.change_type == ChangeType.TRIVIAL))
+                replace(e, grouped=_is_trivial(e) or is_bot_login(e.pr.author, bots))
                 for e in entries
             )
         return replace(self, display_name=display_name or self.display_name, entries=entries)
+
+    def with_links(self, links: Mapping[int, str]) -> Digest:
+        return replace(self, links=MappingProxyType({**self.links, **links}))
+
+    @property
+    def thread_entries(self) -> tuple[DigestEntry, ...]:
+        """The PRs that get a reply of their own, in thread order."""
+        return tuple(e for e in self.entries if not e.grouped)
+
+    @property
+    def grouped_entries(self) -> tuple[DigestEntry, ...]:
+        """The PRs listed one line each in the grouped reply."""
+        return tuple(e for e in self.entries if e.grouped)
+
+    def entry(self, number: int) -> DigestEntry | None:
+        return next((e for e in self.entries if e.pr.number == number), None)
+
+    @property
+    def contributors(self) -> int:
+        """Distinct PR authors of the day."""
+        return len({e.pr.author.lower() for e in self.entries if e.pr.author})
 
     @property
     def failed(self) -> list[DigestEntry]:
@@ -255,6 +362,10 @@ class Digest:
             if e.summary:
                 total = total + e.summary.usage
         return total
+
+
+def _is_trivial(entry: DigestEntry) -> bool:
+    return bool(entry.summary and entry.summary.change_type == ChangeType.TRIVIAL)
 
 
 @dataclass(frozen=True)
@@ -274,6 +385,7 @@ class PostRecord:
     summary_id: int | None = None
     id: int | None = None
     tz_name: str | None = None  # the zone the digest's day and times were shown in
+    numbers: tuple[int, ...] = ()  # a grouped reply's PRs
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
-"""The summarizer port: one method, `summarize(pr)`."""
+"""The summarizer port: `summarize(pr)`, `revise(pr, current)`, and `pick_highlights` for a day."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -48,6 +49,18 @@ class LLMCall:
     duration_ms: int
 
 
+@dataclass(frozen=True)
+class DayCandidate:
+    """One PR of a day as the highlight ranking sees it: only stored data, no diff."""
+
+    number: int
+    headline: str
+    change_type: str  # "SUBSTANTIAL", "TRIVIAL", or "UNKNOWN" when there is no summary
+    area: str
+    files: int
+    lines: int  # additions + deletions
+
+
 class CallLog(Protocol):
     def __call__(self, call: LLMCall) -> None: ...
 
@@ -60,5 +73,12 @@ class Summarizer(Protocol):
     async def summarize(self, pr: PullRequest) -> SummaryResult: ...
 
     async def revise(self, pr: PullRequest, current: PRSummary) -> Revision: ...
+
+    async def pick_highlights(
+        self, repo: str, day: str, candidates: Sequence[DayCandidate], count: int
+    ) -> list[int]:
+        """The model's `count` most important PRs of the day, best first, as it answered them:
+        unchecked (the caller drops numbers that are not candidates). One call, logged with
+        purpose "overview" and number 0; raises SummarizeError when there is no usable answer."""
 
     async def aclose(self) -> None: ...

@@ -233,3 +233,36 @@ def m006_post_zone(db: Database) -> None:
     # A digest's zone, so a restart can rebuild exactly the day it was posting, and an edit of
     # a flagged message shows the same times the original did.
     db["posts"].add_column("tz_name", str)
+
+
+@migrations()
+def m007_day_at_a_glance(db: Database) -> None:
+    # The headline: one line per PR, written in the same call as the four sections.
+    db["summaries"].add_column("headline", str)
+    # A grouped reply's PRs (JSON list), so "fully posted" counts them as sent.
+    db["posts"].add_column("numbers", str)
+    # The digest's own steps, one per channel and day (and PR): the grouped reply and the
+    # parent's edit join the parent, the replies and the empty-day message.
+    db.execute("DROP INDEX idx_posts_digest")
+    db.execute(
+        "CREATE UNIQUE INDEX idx_posts_digest ON posts (platform, channel, repo, day, kind, pr_number)"
+        " WHERE kind IN ('parent', 'pr', 'empty', 'group', 'parent_edit')"
+    )
+    # One day's highlights, as checked by code, under the inputs they were chosen from: a
+    # re-run with the same headlines makes no call; a changed summary chooses again.
+    db["day_overviews"].create(
+        {
+            "repo": str,
+            "day": str,
+            "tz_name": str,
+            "inputs": str,  # a hash of what the model was shown
+            "highlights": str,  # JSON list of PR numbers, in rank order
+            "picked_by": str,
+            "model": str,
+            "created_at": str,
+        },
+        pk=("repo", "day", "tz_name", "inputs"),
+    )
+    # Whether a number a PR's text refers to is a PR, learned with at most one GitHub call:
+    # a reference to an issue is remembered as not a PR, so it is never asked about again.
+    db["not_prs"].create({"repo": str, "number": int, "checked_at": str}, pk=("repo", "number"))

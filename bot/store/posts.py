@@ -3,6 +3,7 @@ idempotent posting. Only `bot.chat.posting.DigestPoster` writes it (and flags cl
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import replace
 
@@ -37,6 +38,7 @@ class PostTables(Tables):
                     "thread_id": record.thread_id,
                     "summary_id": record.summary_id,
                     "tz_name": record.tz_name,
+                    "numbers": json.dumps(list(record.numbers)) if record.numbers else None,
                     "created_at": iso(utcnow()),
                 }
             )
@@ -76,7 +78,8 @@ class PostTables(Tables):
         return [
             self._post(row)
             for row in self.db["posts"].rows_where(
-                "platform = ? AND channel = ? AND repo = ? AND day = ? AND kind IN ('parent','pr','empty')",
+                "platform = ? AND channel = ? AND repo = ? AND day = ?"
+                " AND kind IN ('parent', 'pr', 'empty', 'group', 'parent_edit')",
                 [platform, channel, repo, day],
                 order_by="id",
             )
@@ -97,7 +100,8 @@ class PostTables(Tables):
 
     @staticmethod
     def _post(row: dict) -> PostRecord:
-        return from_row(PostRecord, row, message_id=row["message_id"] or "")
+        numbers = tuple(json.loads(row.get("numbers") or "[]"))
+        return from_row(PostRecord, row, message_id=row["message_id"] or "", numbers=numbers)
 
     def unfinished_digests(self, platform: str, since_day: str) -> list[PostRecord]:
         """Digest parents (from `since_day` on) with a reply slot begun but never completed."""
@@ -106,7 +110,8 @@ class PostTables(Tables):
             " AND parent.day >= ? AND parent.tz_name IS NOT NULL AND (parent.message_id IS NULL"
             " OR EXISTS (SELECT 1 FROM posts AS reply WHERE reply.platform = parent.platform"
             " AND reply.channel = parent.channel AND reply.repo = parent.repo"
-            " AND reply.day = parent.day AND reply.kind = 'pr' AND reply.message_id IS NULL))"
+            " AND reply.day = parent.day AND reply.kind IN ('pr', 'group', 'parent_edit')"
+            " AND reply.message_id IS NULL))"
             " ORDER BY parent.id",
             [platform, since_day],
         )

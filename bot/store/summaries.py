@@ -23,6 +23,7 @@ class SummaryTables(Tables):
             "technical_impact": summary.sections.technical_impact,
             "potential_risks": summary.sections.potential_risks,
             "key_insights": summary.sections.key_insights,
+            "headline": summary.sections.headline,
             "files_covered": summary.files_covered,
             "files_total": summary.files_total,
             "prompt_tokens": summary.usage.prompt_tokens,
@@ -86,7 +87,9 @@ class SummaryTables(Tables):
 
     @staticmethod
     def _summary(row: dict) -> PRSummary:
-        sections = SummarySections(*(row[name] for name, _ in SummarySections.HEADINGS))
+        sections = SummarySections(
+            *(row[name] for name, _ in SummarySections.HEADINGS), headline=row["headline"] or ""
+        )
         return from_row(
             PRSummary,
             row,
