@@ -31,6 +31,18 @@ class Transport(Protocol):
     async def send_empty(self, channel: str, digest: Digest) -> Posted:
         """Post the one short message of a day with no merged PRs."""
 
+    async def send_group(self, channel: str, thread_id: str, digest: Digest) -> Posted:
+        """Post the grouped reply: one line per PR of `digest.grouped_entries` (more than one
+        message only when the lines do not fit in one); the first message's id."""
+
+    async def find_group(self, channel: str, thread_id: str, digest: Digest) -> Posted | None:
+        """The grouped reply sent before a crash that was not recorded, if the platform has it
+        (after sending any of its later parts that never got there)."""
+
+    async def edit_parent(self, channel: str, posted: Posted, digest: Digest) -> None:
+        """Render the parent again and replace it: the same day at a glance, now with
+        `digest.links` to the replies. Editing twice gives the same message."""
+
     async def find_parent(self, channel: str, digest: Digest) -> Posted | None:
         """The parent sent before a crash that was not recorded, if the platform has it."""
 
@@ -40,7 +52,8 @@ class Transport(Protocol):
         """A reply sent before a crash that was not recorded, if the platform has it."""
 
     def link(self, channel: str, posted: Posted) -> str:
-        """A URL to the message, for "already posted: <link>" answers."""
+        """A URL to the message, for "already posted: <link>" answers; a reply's URL opens it
+        in its thread (`posted.thread_id` differs from its `message_id`)."""
 
 
 class FlagAnswers(Protocol):
