@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
@@ -12,9 +13,13 @@ from bot.core.models import (
     ChangeType,
     Digest,
     DigestEntry,
+    PostRecord,
     PRSummary,
     PullRequest,
+    RelatedPR,
+    RelationKind,
     SummarySections,
+    TrivialStyle,
 )
 from bot.store.store import Store
 
@@ -32,6 +37,8 @@ class MemoryTransport:
         self.messages: list[dict] = []
         self.crash_at: int | None = None
         self.crash_after_send = False
+        self.crash_on_edit = False
+        self.edits: list[tuple[str, dict[int, str]]] = []  # (parent id, links it was given)
 
     def _send(self, **message) -> Posted:
         if self.crash_at is not None and len(self.messages) == self.crash_at:
@@ -62,6 +69,22 @@ class MemoryTransport:
             if m.get("pr") == pr_number:
                 return Posted(str(i), thread_id)
         return None
+
+    async def send_group(self, channel, thread_id, digest):
+        numbers = [e.pr.number for e in digest.grouped_entries]
+        return self._send(kind="group", prs=numbers, thread=thread_id)
+
+    async def find_group(self, channel, thread_id, digest):
+        for i, m in enumerate(self.messages, start=1):
+            if m["kind"] == "group":
+                return Posted(str(i), thread_id)
+        return None
+
+    async def edit_parent(self, channel, posted, digest):
+        if self.crash_on_edit:
+            self.crash_on_edit = False
+            raise Crash
+        self.edits.append((posted.message_id, dict(digest.links)))
 
     def link(self, channel, posted):
         return f"memory://{channel}/{posted.message_id}"
@@ -168,10 +191,126 @@ async def test_a_restart_finishes_half_posted_digests_by_itself(store):
     transport.crash_at = None
 
     class Service:  # the day is rebuilt from the store: the same digest
-        async def digest(self, repo, window):
-            assert (repo, window) == (digest.repo, digest.window)
+        async def digest(self, repo, window, glance=False):
+            assert (repo, window, glance) == (digest.repo, digest.window, True)
             return digest
 
     assert await resume_unfinished(Service(), DigestPoster(store, transport)) == 1
     assert transport.replies() == [5, 4, 3, 2, 1]
     assert await resume_unfinished(Service(), DigestPoster(store, transport)) == 0
+
+
+# -- the day at a glance: the parent's edit and the grouped reply -------------------------------
+
+
+async def test_the_parent_is_edited_once_its_replies_exist_to_link_each_of_them(store):
+    transport = MemoryTransport()
+    poster = DigestPoster(store, transport)
+    await poster.post("C1", make_digest(store, 3))
+    assert transport.edits == [
+        ("1", {3: "memory://C1/2", 2: "memory://C1/3", 1: "memory://C1/4"})
+    ]
+    await poster.post("C1", make_digest(store, 3))
+    assert len(transport.edits) == 1  # a complete day is neither posted nor edited again
+
+
+async def test_a_crash_between_the_parent_and_its_edit_resumes_with_the_edit_only(store):
+    from bot.chat.posting import resume_unfinished
+
+    transport = MemoryTransport()
+    digest = make_digest(store, 3)
+    digest = Digest(digest.repo, "r", day_window(date.today(), "UTC"), digest.entries)
+    transport.crash_on_edit = True
+    with pytest.raises(Crash):
+        await DigestPoster(store, transport).post("C1", digest)
+    assert not DigestPoster(store, transport).is_complete("C1", digest)
+
+    class Service:
+        async def digest(self, repo, window, glance=False):
+            return digest
+
+    assert await resume_unfinished(Service(), DigestPoster(store, transport)) == 1
+    assert [m["kind"] for m in transport.messages] == ["parent", "pr", "pr", "pr"]
+    assert len(transport.edits) == 1
+    assert DigestPoster(store, transport).is_complete("C1", digest)
+
+
+def grouped_digest(store: Store, count: int) -> Digest:
+    """Every even PR trivial: with the grouped style they share one compact reply."""
+    digest = make_digest(store, count)
+    entries = tuple(
+        replace(e, summary=replace(e.summary, change_type=ChangeType.TRIVIAL))
+        if e.pr.number % 2 == 0
+        else e
+        for e in digest.entries
+    )
+    return replace(digest, entries=entries).styled(trivial_style=TrivialStyle.GROUPED)
+
+
+async def test_grouped_prs_share_one_reply_after_the_others_and_count_as_posted(store):
+    transport = MemoryTransport()
+    poster = DigestPoster(store, transport)
+    digest = grouped_digest(store, 5)
+    outcome = await poster.post("C1", digest)
+    assert outcome.replies_sent == 4
+    assert [(m["kind"], m.get("pr") or m.get("prs")) for m in transport.messages] == [
+        ("parent", None), ("pr", 5), ("pr", 3), ("pr", 1), ("group", [4, 2]),
+    ]  # fmt: skip
+    assert transport.edits[0][1][4] == transport.edits[0][1][2] == "memory://C1/5"
+    assert poster.is_complete("C1", digest)
+    assert (await poster.post("C1", digest)).status == "already"
+
+
+@pytest.mark.parametrize("after_send", [False, True])
+async def test_a_crash_while_posting_the_grouped_reply_resumes_without_a_duplicate(
+    store, after_send
+):
+    transport = MemoryTransport()
+    digest = grouped_digest(store, 5)
+    transport.crash_at, transport.crash_after_send = 4, after_send
+    with pytest.raises(Crash):
+        await DigestPoster(store, transport).post("C1", digest)
+    transport.crash_at = None
+    outcome = await DigestPoster(store, transport).post("C1", digest)
+    assert outcome.status == "resumed"
+    assert [m["kind"] for m in transport.messages].count("group") == 1
+    assert len(transport.edits) == 1
+
+
+async def test_a_day_posted_before_the_parent_was_edited_is_not_posted_or_edited_again(store):
+    transport = MemoryTransport()
+    poster = DigestPoster(store, transport)
+    digest = make_digest(store, 2)
+    # What an earlier release left: the parent and its replies, and no edit step.
+    for kind, number, message_id in (("parent", 0, "1"), ("pr", 2, "2"), ("pr", 1, "3")):
+        record = store.begin_post(
+            PostRecord(platform="memory", channel="C1", repo="o/r", day="2026-02-23",
+                       pr_number=number, message_id="", thread_id="1", tz_name="UTC"),
+            kind,
+        )  # fmt: skip
+        store.complete_post(record.id, message_id, "1")
+    assert poster.finished_link("C1", "o/r", "2026-02-23", [2, 1]) == "memory://C1/1"
+    assert (await poster.post("C1", digest)).status == "already"
+    assert transport.messages == [] and transport.edits == []
+
+
+async def test_a_reply_links_the_earlier_digest_message_of_the_pr_it_reverts(store):
+    transport = MemoryTransport()
+    poster = DigestPoster(store, transport)
+    await poster.post("C1", make_digest(store, 2))  # 2026-02-23: PRs 2 and 1
+    later = make_digest(store, 1)
+    revert = RelatedPR(RelationKind.REVERTS, 2, "PR 2", "https://github.com/o/r/pull/2",
+                       merged_day="2026-02-23")  # fmt: skip
+    entry = replace(later.entries[0], pr=replace(later.entries[0].pr, number=9), related=(revert,))
+    later = replace(later, window=day_window(date(2026, 2, 24), "America/Los_Angeles"),
+                    entries=(entry,))  # fmt: skip
+    seen: list[dict[int, str]] = []
+    send_reply = transport.send_reply
+
+    async def recording(channel, thread_id, digest, entry, index):
+        seen.append(dict(digest.links))
+        return await send_reply(channel, thread_id, digest, entry, index)
+
+    transport.send_reply = recording
+    await poster.post("C1", later)
+    assert seen == [{2: "memory://C1/2"}]

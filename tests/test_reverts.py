@@ -26,6 +26,8 @@ def pr(title: str, body: str = "") -> PullRequest:
         ("[Revert] Undo the scheduler change", ""),
         ("Undo the scheduler change", "Reverts vllm-project/vllm#34208\n\nIt broke CI."),
         ("Back out the cache", "This reverts commit 0123abcd4567ef0123abcd4567ef0123abcd45."),
+        ("Back out the cache", "Reverts #34208"),
+        ("Back out the cache", "Reverts https://github.com/vllm-project/vllm/pull/34208"),
     ],
 )
 def test_a_revert_is_recognised_from_its_title_or_body(title, body):

@@ -108,6 +108,11 @@ refresh_option = click.option(
 )
 @refresh_option
 @json_option
+@click.option(
+    "--overview",
+    is_flag=True,
+    help="Put the day at a glance (counts, highlights, areas, reverts) above the first PR.",
+)
 @click.pass_context
 @run_command
 async def report(
@@ -118,10 +123,11 @@ async def report(
     output: Path | None,
     refresh: bool,
     as_json: bool,
+    overview: bool,
 ) -> int:
     """Write the Markdown report of the PRs merged on one day.
 
-    Example: prdigest report --repo vllm-project/vllm --date 2026-02-23
+    Example: prdigest report --repo vllm-project/vllm --date 2026-02-23 --overview
     """
     settings = load_settings(ctx.obj["verbose"])
     repo = parse_repo(repo_text or settings.repo)
@@ -132,10 +138,15 @@ async def report(
     try:
         await service.summarizer()  # fail fast, before any GitHub call, if no LLM is set up
         with ProgressBar(f"Summarizing {repo} {window.day}") as bar:
-            digest = await service.digest(repo, window, refresh=refresh, progress=bar.update)
+            digest = await service.digest(
+                repo, window, refresh=refresh, progress=bar.update, glance=overview
+            )
     finally:
         await service.aclose()
-    text = json.dumps(digest_json(digest), indent=2) + "\n" if as_json else render_report(digest)
+    if as_json:
+        text = json.dumps(digest_json(digest), indent=2) + "\n"
+    else:
+        text = render_report(digest, overview=overview)
     write_output(text, output)
     if digest.failed:
         failed = ", ".join(f"#{e.pr.number} ({e.error})" for e in digest.failed)

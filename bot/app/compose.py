@@ -18,7 +18,7 @@ from bot.core.settings import Settings
 from bot.digest.github_source import GitHubSource
 from bot.digest.service import DigestService
 from bot.schedule.scheduler import DigestScheduler
-from bot.schedule.subscriptions import Subscriptions
+from bot.schedule.subscriptions import Subscriptions, load_area_map
 from bot.store.lease import Lease
 from bot.store.store import Store
 from summarizer.factory import make_summarizer
@@ -54,6 +54,7 @@ def build_service(settings: Settings, store: Store | None = None) -> DigestServi
         ),
         summarizer_factory=lambda call_log: make_summarizer(llm, call_log),
         display_names=display_names(settings),
+        area_map=load_area_map(settings),
     )
 
 

@@ -104,7 +104,7 @@ async def _resume(app: App, platform: Platform) -> None:
     """Finish what a stop cut off: half-posted digests, then unposted flag corrections."""
     bot = app.bots[platform]
     try:
-        await resume_unfinished(app.service, bot.poster)
+        await resume_unfinished(app.service, bot.poster, app.core.styles)
         await app.core.resume(bot.room, bot.answers)
     except Exception:  # noqa: BLE001 - the next /digest or scheduled run resumes it anyway
         log.warning("could not resume unfinished work", exc_info=True)

@@ -217,7 +217,7 @@ class ChatCommands:
         return request
 
     async def build_digest(self, request: DigestRequest) -> Digest:
-        return await self.service.digest(request.repo, request.window)
+        return await self.service.digest(request.repo, request.window, glance=True)
 
     # -- /prsummary ----------------------------------------------------------------------
 

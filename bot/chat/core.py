@@ -19,6 +19,7 @@ from bot.chat.flag_loop import FlagLoop
 from bot.chat.flags import FlagOutcome, FlagService
 from bot.chat.posting import DigestPoster, post_zone
 from bot.chat.revisions import RevisionService
+from bot.chat.styles import DigestStyles
 from bot.chat.subscribe import handle_subscription_command
 from bot.chat.tasks import Tasks, report
 from bot.core.errors import PRDigestError
@@ -101,6 +102,11 @@ class ChatCore:
         await reply.accept(f"Preparing the digest of {label}…")
         await room.after_ack(self._post_digest(room, ask, request, reply), f"/digest {label}")
 
+    @property
+    def styles(self) -> DigestStyles:
+        """How each channel shows a digest: its subscription's style, else the defaults."""
+        return DigestStyles(self.settings, self.scheduler.subscriptions if self.scheduler else None)
+
     def _already_posted(self, room: ChatRoom, channel: str, request: DigestRequest) -> str | None:
         """A link to the thread when the day's digest is complete here: no work at all."""
         numbers = self.store.get_day(request.repo, request.window)
@@ -113,7 +119,9 @@ class ChatCore:
         day, tz_name = request.window.day.isoformat(), request.window.tz_name
         try:
             await room.ready()
-            digest = await self.commands.build_digest(request)
+            digest = self.styles.apply(
+                await self.commands.build_digest(request), room.platform, ask.channel
+            )
             outcome = await room.poster.post(ask.channel, digest)
         except Exception as exc:  # noqa: BLE001 - the user gets one line, the log the rest
             return await reply.failed(exc, f"the digest of {request.repo} {day}")

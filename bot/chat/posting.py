@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import date, timedelta, tzinfo
 
+from bot.chat.styles import DigestStyles
 from bot.core.day_window import day_window, zone
 from bot.core.models import Digest, DigestEntry, PostKind, PostRecord, PostStatus
 from bot.ports.chat import Posted, Transport
@@ -59,13 +60,20 @@ class DigestPoster:
         self, channel: str, repo: str, day: str, numbers: list[int] | None
     ) -> PostRecord | None:
         """The one "is this day fully posted here" check, from the posts table alone: the
-        parent (or empty-day) record when the parent and a reply for each of `numbers` (the
-        day's PRs, None when not known yet) went out; else None."""
+        parent (or empty-day) record when the parent, a reply (or a grouped line) for each of
+        `numbers` (the day's PRs, None when not known yet) and the parent's edit went out;
+        else None. A day posted before the parent was edited has no edit step to wait for."""
         if numbers is None:
             return None
         records = self.store.digest_posts(self.platform, channel, repo, day)
-        done = {r.pr_number for r in records if r.message_id}
-        if 0 not in done or not set(numbers) <= done:
+        sent = [r for r in records if r.message_id]
+        if not any(r.kind in (PostKind.PARENT, PostKind.EMPTY) for r in sent):
+            return None
+        done = {r.pr_number for r in sent if r.kind == PostKind.PR}
+        done.update(n for r in sent if r.kind == PostKind.GROUP for n in r.numbers)
+        if not set(numbers) <= done and numbers:
+            return None
+        if any(r.kind == PostKind.PARENT_EDIT and not r.message_id for r in records):
             return None
         return self.existing(channel, repo, day)
 
@@ -147,13 +155,16 @@ class DigestPoster:
             status = PostStatus.POSTED if fresh else PostStatus.ALREADY
             return PostOutcome(status, self.transport.link(channel, _posted(record)), int(fresh))
 
+        # Replies link the earlier digest's message about a PR they revert or follow up.
+        digest = digest.with_links(await self.store.aio.read(self._earlier_links, channel, digest))
+        edit = await self._plan_edit(channel, digest)
         parent, parent_fresh = await self._ensure(
             channel, digest, PostKind.PARENT, 0, lambda: self.transport.send_parent(channel, digest),
             lambda: self.transport.find_parent(channel, digest),
         )  # fmt: skip
         thread_id = parent.thread_id or parent.message_id
         sent = 0
-        for index, entry in enumerate(digest.entries, start=1):
+        for index, entry in enumerate(digest.thread_entries, start=1):
             number = entry.pr.number
 
             def send(entry: DigestEntry = entry, index: int = index):
@@ -167,6 +178,16 @@ class DigestPoster:
                 summary_id=entry.summary.id if entry.summary else None, thread_id=thread_id,
             )  # fmt: skip
             sent += int(fresh)
+        if digest.grouped_entries:
+            _, fresh = await self._ensure(
+                channel, digest, PostKind.GROUP, 0,
+                lambda: self.transport.send_group(channel, thread_id, digest),
+                lambda: self.transport.find_group(channel, thread_id, digest),
+                thread_id=thread_id, numbers=tuple(e.pr.number for e in digest.grouped_entries),
+            )  # fmt: skip
+            sent += int(fresh)
+        if edit is not None and not edit.message_id:
+            await self._edit_parent(channel, digest, parent, edit)
         link = self.transport.link(channel, _posted(parent))
         if was_complete:
             status = PostStatus.ALREADY
@@ -180,6 +201,77 @@ class DigestPoster:
         )  # fmt: skip
         return PostOutcome(status, link, sent)
 
+    async def _plan_edit(self, channel: str, digest: Digest) -> PostRecord | None:
+        """The parent's edit step, begun before the parent itself is sent so that a crash at
+        any point leaves it pending, for the resume to finish. A day whose parent went out
+        before edits existed has none, and is never edited or posted again."""
+        day = digest.window.day.isoformat()
+        parent = await self.store.aio.digest_post(
+            self.platform, channel, digest.repo, day, PostKind.PARENT
+        )
+        if parent is None:
+            return await self.store.aio.begin_post(self._record(channel, digest, 0), PostKind.PARENT_EDIT)
+        return await self.store.aio.digest_post(
+            self.platform, channel, digest.repo, day, PostKind.PARENT_EDIT
+        )
+
+    async def _edit_parent(
+        self, channel: str, digest: Digest, parent: PostRecord, edit: PostRecord
+    ) -> None:
+        """The parent again, now linking each highlight and area to its reply. Editing is
+        idempotent, so a crash before the step is recorded just edits once more."""
+        links = await self.store.aio.read(self._reply_links, channel, digest)
+        await self.transport.edit_parent(channel, _posted(parent), digest.with_links(links))
+        assert edit.id is not None
+        await self.store.aio.complete_post(edit.id, parent.message_id)
+
+    def _reply_links(self, channel: str, digest: Digest) -> dict[int, str]:
+        """PR number -> its reply in this thread (or the grouped reply that lists it)."""
+        day = digest.window.day.isoformat()
+        links: dict[int, str] = {}
+        for record in self.store.digest_posts(self.platform, channel, digest.repo, day):
+            if not record.message_id:
+                continue
+            if record.kind == PostKind.PR:
+                links[record.pr_number] = self.transport.link(channel, _posted(record))
+            elif record.kind == PostKind.GROUP:
+                url = self.transport.link(channel, _posted(record))
+                links.update((number, url) for number in record.numbers)
+        return links
+
+    def _earlier_links(self, channel: str, digest: Digest) -> dict[int, str]:
+        """PR number -> an earlier day's digest message about it, for the related PRs of this
+        day that were merged before it (a revert's original, a follow-up's predecessor)."""
+        day = digest.window.day.isoformat()
+        links: dict[int, str] = {}
+        for entry in digest.entries:
+            for related in entry.related:
+                if related.same_day or related.number in links:
+                    continue
+                record = self.store.earlier_reply(
+                    self.platform, channel, digest.repo, related.number, day
+                )
+                if record is not None:
+                    links[related.number] = self.transport.link(channel, _posted(record))
+        return links
+
+    def _record(
+        self, channel: str, digest: Digest, pr_number: int, *, summary_id: int | None = None,
+        thread_id: str | None = None, numbers: tuple[int, ...] = (),
+    ) -> PostRecord:  # fmt: skip
+        return PostRecord(
+            platform=self.platform,
+            channel=channel,
+            repo=digest.repo,
+            day=digest.window.day.isoformat(),
+            pr_number=pr_number,
+            message_id="",
+            thread_id=thread_id,
+            summary_id=summary_id,
+            tz_name=digest.window.tz_name,
+            numbers=numbers,
+        )
+
     async def _ensure(
         self,
         channel: str,
@@ -191,22 +283,16 @@ class DigestPoster:
         *,
         summary_id: int | None = None,
         thread_id: str | None = None,
+        numbers: tuple[int, ...] = (),
     ) -> tuple[PostRecord, bool]:
         """Make sure one slot of the digest is posted; returns (record, whether we sent now)."""
         record = await self.store.aio.begin_post(
-            PostRecord(
-                platform=self.platform,
-                channel=channel,
-                repo=digest.repo,
-                day=digest.window.day.isoformat(),
-                pr_number=pr_number,
-                message_id="",
-                thread_id=thread_id,
-                summary_id=summary_id,
-                tz_name=digest.window.tz_name,
+            self._record(
+                channel, digest, pr_number, summary_id=summary_id, thread_id=thread_id,
+                numbers=numbers,
             ),
             kind,
-        )
+        )  # fmt: skip
         if record.message_id:
             return record, False
         # Only a slot whose send was started before (and not recorded) can exist unrecorded.
@@ -261,17 +347,22 @@ def post_zone(post: PostRecord | None, default_tz: str) -> tzinfo:
     return zone(post.tz_name if post and post.tz_name else default_tz)
 
 
-async def resume_unfinished(service, poster: DigestPoster, *, days: int = 3) -> int:
+async def resume_unfinished(
+    service, poster: DigestPoster, styles: DigestStyles | None = None, *, days: int = 3
+) -> int:
     """Finish digests a crash or restart left half-posted in the last `days`; returns how many.
 
-    Their summaries are stored, so rebuilding a day makes no GitHub or LLM call, and the
-    posts table skips every reply that already went out.
+    Their summaries and overview are stored, so rebuilding a day makes no GitHub or LLM call;
+    the channel's style cuts the thread into the same replies; the posts table skips every
+    step that already went out.
     """
     since = (date.today() - timedelta(days=days)).isoformat()
     resumed = 0
     for parent in await poster.store.aio.unfinished_digests(poster.platform, since):
         window = day_window(date.fromisoformat(parent.day), parent.tz_name or "UTC")
-        digest = await service.digest(parent.repo, window)
+        digest = await service.digest(parent.repo, window, glance=True)
+        if styles is not None:
+            digest = styles.apply(digest, poster.platform, parent.channel)
         outcome = await poster.post(parent.channel, digest)
         resumed += outcome.status == PostStatus.RESUMED
         log.info("resumed the %s digest of %s in %s", parent.day, parent.repo, parent.channel)

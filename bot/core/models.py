@@ -386,6 +386,7 @@ class PostRecord:
     id: int | None = None
     tz_name: str | None = None  # the zone the digest's day and times were shown in
     numbers: tuple[int, ...] = ()  # a grouped reply's PRs
+    kind: str = ""  # a PostKind, as read back from the store
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,8 @@ class Settings:
     github_backoff: float = 0.5
     local_model: str | None = None
     flag_emoji: tuple[str, ...] = ("x",)
+    bots: tuple[str, ...] = ()  # logins whose PRs the grouped style lists with trivial ones
+    trivial_style: str = "full"  # the env-only subscription's; prdigest.toml sets its own
     prsummary_visibility: str = "in_channel"  # or "ephemeral"
     slack_pace: float = 1.0  # seconds between two messages in one Slack channel
     discord_guilds: tuple[int, ...] = ()
@@ -200,6 +202,8 @@ def _chat(read: _EnvReader) -> dict[str, Any]:
     visibility = (read.get("PRDIGEST_PRSUMMARY_VISIBILITY") or "in_channel").lower()
     return {
         "flag_emoji": read.listing("PRDIGEST_FLAG_EMOJI") or ("x",),
+        "bots": tuple(login.lower() for login in read.listing("PRDIGEST_BOTS")),
+        "trivial_style": (read.get("PRDIGEST_TRIVIAL_STYLE") or "full").strip().lower(),
         "prsummary_visibility": visibility,
         "slack_pace": read.seconds("PRDIGEST_SLACK_PACE", 1.0),
         "discord_guilds": read.guilds("PRDIGEST_DISCORD_GUILDS"),

@@ -18,15 +18,29 @@ from bot.core.day_window import is_complete
 from bot.core.errors import PRDigestError
 from bot.core.models import (
     ChangeType,
+    DayOverview,
     DayWindow,
     Digest,
     DigestEntry,
     PRSummary,
     PullRequest,
+    RelatedPR,
     SummarySections,
 )
 from bot.core.reverts import is_revert
+from bot.digest.areas import AreaMap, area_of, group_areas
 from bot.digest.github_source import GitHubSource, RepoInfo
+from bot.digest.overview import (
+    MIN_HIGHLIGHTS,
+    PICKED_BY_RULE,
+    candidates,
+    checked_highlights,
+    folded_areas,
+    highlight_count,
+    inputs_key,
+    rule_highlights,
+)
+from bot.digest.related import find_related
 from bot.ports.summarizer import LLMCall, Revision, SummarizeError, Summarizer
 from bot.store.base import StorageError
 from bot.store.store import Store
@@ -46,6 +60,7 @@ class DigestService:
     source_factory: Callable[[], GitHubSource]
     summarizer_factory: SummarizerFactory
     display_names: Callable[[str], str] = lambda repo: repo.split("/")[-1]
+    area_map: AreaMap | None = None  # prdigest.toml's [areas], over the default rules
 
     def __post_init__(self) -> None:
         self._source: GitHubSource | None = None
@@ -84,6 +99,14 @@ class DigestService:
         *,
         refresh: bool = False,
         progress: Progress | None = None,
+        glance: bool = False,
+    ) -> Digest:
+        """The day's digest; with `glance`, also its day at a glance (`at_a_glance`)."""
+        digest = await self._digest(repo, window, refresh=refresh, progress=progress)
+        return await self.at_a_glance(digest) if glance else digest
+
+    async def _digest(
+        self, repo: str, window: DayWindow, *, refresh: bool, progress: Progress | None
     ) -> Digest:
         numbers = None if refresh else await self.store.aio.get_day(repo, window)
         info: RepoInfo | None = None
@@ -112,6 +135,69 @@ class DigestService:
             entries=tuple(entries),
             recent_flags=await self.store.aio.flag_count_since(utcnow() - timedelta(days=1), repo),
         )
+
+    # -- the day at a glance -----------------------------------------------------------------
+
+    async def at_a_glance(self, digest: Digest) -> Digest:
+        """The digest with each PR's area and related PRs, and the day's overview: the areas
+        and the highlights (one LLM call per day, cached with the day's inputs)."""
+        entries = [replace(e, area=area_of(e.pr, self.area_map)) for e in digest.entries]
+        related = await self._related(digest.window, entries)
+        entries = [replace(e, related=related.get(e.pr.number, ())) for e in entries]
+        areas = folded_areas(group_areas(entries), [e.pr.number for e in entries])
+        area = {n: group.name for group in areas for n in group.numbers}
+        entries = [replace(e, area=area.get(e.pr.number, e.area)) for e in entries]
+        highlights, picked_by = await self._highlights(digest, entries)
+        overview = DayOverview(tuple(highlights), areas, picked_by)
+        return replace(digest, entries=tuple(entries), overview=overview)
+
+    async def _related(
+        self, window: DayWindow, entries: list[DigestEntry]
+    ) -> dict[int, tuple[RelatedPR, ...]]:
+        """Reverts and follow-ups, from the store (and at most one GitHub call per PR they
+        name); links are a bonus, so anything but a full disk leaves them out instead."""
+        try:
+            return await find_related(
+                entries, window, store=self.store, fetch_pr=self.pull_request
+            )
+        except StorageError:
+            raise
+        except Exception:  # noqa: BLE001 - a digest without its links still posts
+            log.exception("finding related PRs of %s failed", window.day)
+            return {}
+
+    async def _highlights(
+        self, digest: Digest, entries: list[DigestEntry]
+    ) -> tuple[list[int], str]:
+        """The model's ranking of the day, checked by code; the rule's when it fails."""
+        if len(entries) <= MIN_HIGHLIGHTS:
+            return rule_highlights(entries), PICKED_BY_RULE  # every PR is a highlight
+        summarizer = await self.summarizer()
+        shown = candidates(entries)
+        key = inputs_key(shown, summarizer.model, summarizer.prompt_version)
+        day, tz_name = digest.window.day.isoformat(), digest.window.tz_name
+        cached = await self.store.aio.get_overview(digest.repo, day, tz_name, key)
+        if cached is not None:
+            return cached
+        try:
+            picked = await summarizer.pick_highlights(
+                digest.repo, day, shown, highlight_count(entries)
+            )
+        except SummarizeError as exc:
+            log.warning("overview of %s %s failed: %s; the rule picks", digest.repo, day, exc)
+            await self._logged()
+            return rule_highlights(entries), PICKED_BY_RULE
+        except StorageError:
+            raise
+        except Exception:  # noqa: BLE001 - the overview must never stop a digest
+            log.exception("overview of %s %s failed unexpectedly", digest.repo, day)
+            return rule_highlights(entries), PICKED_BY_RULE
+        await self._logged()
+        numbers, picked_by = checked_highlights(picked, entries)
+        await self.store.aio.save_overview(
+            digest.repo, day, tz_name, key, numbers, picked_by, summarizer.model
+        )
+        return numbers, picked_by
 
     async def _entries(
         self,

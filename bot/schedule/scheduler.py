@@ -27,6 +27,7 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from bot.chat.posting import DigestPoster, PostOutcome
+from bot.chat.styles import DigestStyles
 from bot.core.clock import utcnow
 from bot.core.day_window import day_window, parse_day, time_of_day, zone
 from bot.core.errors import ConfigurationError, UserInputError
@@ -418,7 +419,7 @@ class DigestScheduler:
         task = self._builds.get(key)
         if task is None:
             task = self._spawn(
-                self.service.digest(repo, day_window(day, sub.tz_name)),
+                self.service.digest(repo, day_window(day, sub.tz_name), glance=True),
                 f"build {repo} {day}",
                 awaited=True,
             )
@@ -426,7 +427,7 @@ class DigestScheduler:
             task.add_done_callback(lambda _: self._builds.pop(key, None))
         digest = await asyncio.shield(task)
         self._canonical[sub.repo.lower()] = digest.repo
-        return digest.styled(sub.display_name, sub.trivial_style)
+        return DigestStyles(self.settings).of(digest, sub)
 
     async def _wait_until(self, instant: datetime) -> None:
         while (remaining := (instant - self.clock()).total_seconds()) > 0:
@@ -492,8 +493,8 @@ async def post_once(
                 f"A `prdigest run` ({holder}) is posting the schedule on this "
                 "database; let it post, or stop it first."
             )
-        digest = await service.digest(sub.repo, day_window(the_day, sub.tz_name))
-        outcome = await poster.post(channel, digest.styled(sub.display_name, sub.trivial_style))
+        digest = await service.digest(sub.repo, day_window(the_day, sub.tz_name), glance=True)
+        outcome = await poster.post(channel, DigestStyles(settings).of(digest, sub))
     finally:
         await asyncio.to_thread(lease.release)
         lease.close()

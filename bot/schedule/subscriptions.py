@@ -25,6 +25,7 @@ from bot.core.models import Platform, Subscription, TrivialStyle
 from bot.core.post_times import parse_target, subscription_key
 from bot.core.pr_ref import parse_repo
 from bot.core.settings import Settings
+from bot.digest.areas import AreaMap
 from bot.store.store import Store
 from bot.store.subscriptions import SubscriptionStore
 
@@ -35,6 +36,7 @@ T = TypeVar("T")
 
 _SUBSCRIPTION_KEYS = ("repo", "to", "post_time", "timezone", "display_name", "trivial_style")
 _DEFAULT_KEYS = ("post_time", "timezone", "trivial_style")
+_STYLE_CHOICES = "trivial_style must be full, compact or grouped"
 _TOML_POSITION = re.compile(
     r"^(?P<reason>.*?)\s*\(at (?:line (?P<line>\d+), column (?P<col>\d+)|end of document)\)$"
 )
@@ -95,7 +97,7 @@ class _ConfigReader:
             raise self.error(int(match.group("line")), f"{reason} (column {column})") from None
 
         for key, value in data.items():
-            if key not in ("defaults", "subscription"):
+            if key not in ("defaults", "subscription", "areas"):
                 table = key if isinstance(value, dict | list) else ""
                 hint = " (did you mean [[subscription]]?)" if key.startswith("subscri") else ""
                 line = self.lines.line(table, 0, None if table else key)
@@ -110,6 +112,7 @@ class _ConfigReader:
                 line = self.lines.line("defaults", 0, key)
                 raise self.error(line, f"unknown default {key!r} (allowed: {allowed})")
 
+        self.check(self.lines.line("areas"), AreaMap.from_config, data.get("areas") or {})
         entries = data.get("subscription")
         if entries is None:
             raise self.error(1, "no subscriptions: add a [[subscription]] table with repo and to")
@@ -173,7 +176,7 @@ class _ConfigReader:
         self.check(line, zone, tz_name)
         style, line = text("trivial_style", "full")
         if style not in set(TrivialStyle):
-            raise self.error(line, f"trivial_style must be full or compact, not {style[:20]!r}")
+            raise self.error(line, f"{_STYLE_CHOICES}, not {style[:20]!r}")
         display_name = entry.get("display_name")
         if display_name is not None and (
             not isinstance(display_name, str) or not display_name.strip()
@@ -210,6 +213,24 @@ def load_config(path: Path, settings: Settings) -> list[Subscription]:
     return _ConfigReader(path, text, settings).read()
 
 
+def load_area_map(settings: Settings) -> AreaMap | None:
+    """prdigest.toml's `[areas]` map, when PRDIGEST_CONFIG names a file that has one (the
+    file was checked as a whole by `load_config` when the subscriptions were read)."""
+    if settings.config_path is None:
+        return None
+    try:
+        data = tomllib.loads(settings.config_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None  # load_config reports the file's problem, with its line
+    table = data.get("areas")
+    if not table:
+        return None
+    try:
+        return AreaMap.from_config(table)
+    except PRDigestError as exc:
+        raise ConfigurationError(f"{settings.config_path}, [areas]: {exc}") from None
+
+
 def env_subscriptions(settings: Settings) -> list[Subscription]:
     """The one-repository set-up: PRDIGEST_REPO posted to the channel(s) named in the env."""
     channels = {Platform.SLACK: settings.slack_channel, Platform.DISCORD: settings.discord_channel}
@@ -230,6 +251,7 @@ def env_subscriptions(settings: Settings) -> list[Subscription]:
             post_time=post_time,
             tz_name=settings.timezone,
             display_name=settings.display_name,
+            trivial_style=env_trivial_style(settings),
         )
         for platform, channel in named.items()
     ]
@@ -242,8 +264,18 @@ def _env_value(variable: str, parse: Callable[[str], T], text: str) -> T:
         raise ConfigurationError(f"{variable}: {exc}") from None
 
 
+def env_trivial_style(settings: Settings) -> TrivialStyle:
+    """PRDIGEST_TRIVIAL_STYLE, checked."""
+    if settings.trivial_style not in set(TrivialStyle):
+        raise ConfigurationError(
+            f"PRDIGEST_TRIVIAL_STYLE: {_STYLE_CHOICES}, not {settings.trivial_style[:20]!r}"
+        )
+    return TrivialStyle(settings.trivial_style)
+
+
 def _check_env_defaults(settings: Settings) -> str:
-    """The environment's default post time, normalized; its zone is checked too."""
+    """The environment's default post time, normalized; its zone and style are checked too."""
+    env_trivial_style(settings)
     _env_value("PRDIGEST_TIMEZONE", zone, settings.timezone)
     return _env_value("PRDIGEST_DIGEST_TIME", parse_hhmm, settings.digest_time)
 

@@ -85,6 +85,22 @@ class PostTables(Tables):
             )
         ]
 
+    def earlier_reply(
+        self, platform: str, channel: str, repo: str, number: int, before_day: str
+    ) -> PostRecord | None:
+        """The newest message of an earlier day's digest in this channel about PR `number`: its
+        own reply, or the grouped reply that listed it."""
+        rows = list(
+            self.db.query(
+                "SELECT * FROM posts WHERE platform = ? AND channel = ? AND repo = ? AND day < ?"
+                " AND day != '' AND message_id IS NOT NULL AND ((kind = 'pr' AND pr_number = ?)"
+                " OR (kind = 'group' AND EXISTS (SELECT 1 FROM json_each(posts.numbers)"
+                " WHERE value = ?))) ORDER BY day DESC, kind = 'group' LIMIT 1",
+                [platform, channel, repo, before_day, number, number],
+            )
+        )
+        return self._post(rows[0]) if rows else None
+
     def post_by_message(self, platform: str, channel: str, message_id: str) -> PostRecord | None:
         rows = list(
             self.db["posts"].rows_where(

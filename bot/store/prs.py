@@ -1,12 +1,17 @@
-"""The `pull_requests`, `pr_files` and `digests` tables: fetched PRs and each day's list."""
+"""The `pull_requests`, `pr_files`, `digests` and `not_prs` tables: fetched PRs, each day's
+list, and the numbers that turned out to be issues."""
 
 from __future__ import annotations
 
 import json
+import re
 
 from bot.core.clock import utcnow
 from bot.core.models import ChangedFile, DayWindow, PullRequest
 from bot.store.base import Tables, from_row, iso, parse_time
+
+# A commit as `git revert` names it: an abbreviation of at least 7 hex digits, or all 40.
+_SHA_PREFIX = re.compile(r"[0-9a-f]{7,40}")
 
 
 class PRTables(Tables):
@@ -73,6 +78,43 @@ class PRTables(Tables):
             files=files,
             html_base=row["html_base"] or "https://github.com",
         )
+
+    def pr_by_merge_sha(self, repo: str, sha: str) -> PullRequest | None:
+        """The merged PR whose merge commit starts with `sha` (7 to 40 hex digits, as `git
+        revert` names it); None if there is none, or if the prefix fits more than one."""
+        sha = sha.strip().lower()
+        if not _SHA_PREFIX.fullmatch(sha):
+            return None
+        rows = self.db.execute(
+            "SELECT number FROM pull_requests WHERE repo = ? AND state = 'merged'"
+            " AND substr(lower(merge_commit_sha), 1, ?) = ? LIMIT 2",
+            [repo, len(sha), sha],
+        ).fetchall()
+        return self.get_pr(repo, rows[0][0]) if len(rows) == 1 else None
+
+    def merged_pr_by_title(self, repo: str, title: str) -> PullRequest | None:
+        """The most recently merged PR titled exactly `title`, if one is stored."""
+        row = self.db.execute(
+            "SELECT number FROM pull_requests WHERE repo = ? AND state = 'merged' AND title = ?"
+            " ORDER BY merged_at DESC, number DESC LIMIT 1",
+            [repo, title],
+        ).fetchone()
+        return self.get_pr(repo, row[0]) if row else None
+
+    def mark_not_pr(self, repo: str, number: int) -> None:
+        """Remember that `repo#number` is not a PR (an issue, or nothing), so that a reference
+        to it is never looked up on GitHub again."""
+        with self.transaction():  # sqlite-utils' upsert is two statements: one write
+            self.db["not_prs"].upsert(
+                {"repo": repo, "number": number, "checked_at": iso(utcnow())},
+                pk=("repo", "number"),
+            )
+
+    def is_not_pr(self, repo: str, number: int) -> bool:
+        row = self.db.execute(
+            "SELECT 1 FROM not_prs WHERE repo = ? AND number = ?", [repo, number]
+        ).fetchone()
+        return row is not None
 
     def save_day(self, repo: str, window: DayWindow, numbers: list[int], complete: bool) -> None:
         self.db["digests"].upsert(

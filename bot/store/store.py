@@ -25,6 +25,7 @@ from bot.store.base import StorageError, Tables, clear_storage_errors, is_busy
 from bot.store.flags import FlagTables
 from bot.store.llm_calls import LLMCallTables
 from bot.store.migrations import migrations
+from bot.store.overviews import OverviewTables
 from bot.store.posts import PostTables
 from bot.store.prs import PRTables
 from bot.store.summaries import SummaryTables
@@ -38,16 +39,18 @@ BUSY_TIMEOUT = 60.0
 # The methods that only read, run on the reader threads; every other one is a write.
 READS = frozenset(
     """get_pr get_day get_summary get_summary_by_id latest_summary revised_version
+    pr_by_merge_sha merged_pr_by_title is_not_pr
     llm_call_count digest_post digest_posts post_by_message post_kind post_attempted
     unfinished_digests unposted_revisions get_flag revisions_since flagged_summary_ids
     flags_of revision_flagger user_flags_since active_flags flag_count_since
+    get_overview earlier_reply
     get list all seen_at""".split()  # the last four: SubscriptionStore's
 )
 
 T = TypeVar("T")
 
 
-class Store(PRTables, SummaryTables, LLMCallTables, PostTables, FlagTables):
+class Store(PRTables, SummaryTables, LLMCallTables, PostTables, FlagTables, OverviewTables):
     def __init__(self, path: str | Path):
         """Open (creating if needed) the database at `path` and bring its schema up to date.
 

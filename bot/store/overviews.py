@@ -1,0 +1,43 @@
+"""The `day_overviews` table: a day's highlights as code kept them, under what they came from."""
+
+from __future__ import annotations
+
+import json
+
+from bot.core.clock import utcnow
+from bot.store.base import Tables, iso
+
+
+class OverviewTables(Tables):
+    def save_overview(
+        self, repo: str, day: str, tz_name: str, inputs: str, highlights: list[int],
+        picked_by: str, model: str,
+    ) -> None:  # fmt: skip
+        self.db["day_overviews"].upsert(
+            {
+                "repo": repo,
+                "day": day,
+                "tz_name": tz_name,
+                "inputs": inputs,
+                "highlights": json.dumps(highlights),
+                "picked_by": picked_by,
+                "model": model,
+                "created_at": iso(utcnow()),
+            },
+            pk=("repo", "day", "tz_name", "inputs"),
+        )
+
+    def get_overview(
+        self, repo: str, day: str, tz_name: str, inputs: str
+    ) -> tuple[list[int], str] | None:
+        """The highlights chosen from exactly these inputs, and how they were picked."""
+        rows = list(
+            self.db["day_overviews"].rows_where(
+                "repo = ? AND day = ? AND tz_name = ? AND inputs = ?",
+                [repo, day, tz_name, inputs],
+                limit=1,
+            )
+        )
+        if not rows:
+            return None
+        return list(json.loads(rows[0]["highlights"])), rows[0]["picked_by"]
