@@ -4,7 +4,8 @@ One syntax for every place a path pattern appears (area maps, subscription filte
 - `**` matches any number of directories, none included (`a/**/b` matches `a/b`);
   a trailing `/**` matches everything below the directory;
 - `*` matches within one path segment, `?` one character of a segment;
-- a trailing `/` names a directory: `docs/` is `docs/**`;
+- a trailing `/` names a directory: `docs/` is `docs/**`; a pattern with no wildcard names a
+  file or a directory, so `vllm/v1/attention` matches everything below it too;
 - a pattern without a `/` matches the file name at any depth, as in `.gitignore`:
   `*.md` matches `README.md` and `docs/usage/intro.md`.
 Matching is case-sensitive, as paths on GitHub are.
@@ -46,6 +47,8 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
         else:
             out.append(re.escape(text[i]))
             i += 1
+    if not any(char in text for char in "*?"):
+        out.append("(?:/.*)?")  # what a user means by naming a directory: all below it
     return re.compile("".join(out))
 
 
