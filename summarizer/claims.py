@@ -33,14 +33,20 @@ class ClaimCheck:
 
 def extract_claims(sections: SummarySections) -> list[str]:
     """Backticked names and bare file paths, in order of first mention, without repeats."""
-    text = " ".join(text for _, text in sections.items())
+    text = summary_text(sections)
     paths = [m.group(1) for m in _PATH.finditer(_BACKTICKED.sub(" ", text))]
     return list(dict.fromkeys([*backticked_names(sections), *paths]))
 
 
+def summary_text(sections: SummarySections) -> str:
+    """Everything a summary claims: the headline (read first, and alone in the day at a
+    glance, so it is held to the same rule) and the four sections."""
+    return " ".join([sections.headline, *(text for _, text in sections.items())])
+
+
 def backticked_names(sections: SummarySections) -> list[str]:
     """The names a summary puts in backticks, in order of first mention, without repeats."""
-    text = " ".join(text for _, text in sections.items())
+    text = summary_text(sections)
     return list(
         dict.fromkeys(m.group(1).strip() for m in _BACKTICKED.finditer(text) if m.group(1).strip())
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 
 from openai import AsyncOpenAI
@@ -15,7 +16,7 @@ from openai import AsyncOpenAI
 from bot.core.errors import ConfigurationError
 from bot.core.llm_settings import LLMSettings
 from bot.core.models import PRSummary, PullRequest
-from bot.ports.summarizer import CallLog, Revision, SummaryResult
+from bot.ports.summarizer import CallLog, DayCandidate, Revision, SummaryResult
 from summarizer import local_server, model_assembly
 from summarizer.openai_summarizer import OpenAISummarizer
 from summarizer.prompt import COMPACT_PROMPT_VERSION, PromptBudget
@@ -54,6 +55,13 @@ class LocalSummarizer:
 
     async def revise(self, pr: PullRequest, current: PRSummary) -> Revision:
         return await (await self._summarizer()).revise(pr, current)
+
+    async def pick_highlights(
+        self, repo: str, day: str, candidates: Sequence[DayCandidate], count: int
+    ) -> list[int]:
+        # The compact budget shows the model only the first candidates that fit it.
+        summarizer = await self._summarizer()
+        return await summarizer.pick_highlights(repo, day, candidates, count)
 
     def _start(self) -> OpenAISummarizer:
         log.warning(

@@ -5,15 +5,32 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import openai
 from openai import AsyncOpenAI
 
 from bot.core.logs import mask
 from bot.core.models import ChangeType, PRSummary, PullRequest, SummarySections, Usage
-from bot.ports.summarizer import CallLog, LLMCall, Revision, SummarizeError, SummaryResult
+from bot.ports.summarizer import (
+    CallLog,
+    DayCandidate,
+    LLMCall,
+    Revision,
+    SummarizeError,
+    SummaryResult,
+)
 from summarizer.claims import ClaimCheck, check_claims
+from summarizer.highlights import (
+    HIGHLIGHTS_PROMPT_VERSION,
+    OVERVIEW_PURPOSE,
+    UnusableHighlights,
+    build_highlights_prompt,
+    highlights_response_format,
+    parse_highlights,
+)
 from summarizer.prompt import (
     REVISION_INSTRUCTIONS,
     BuiltPrompt,
@@ -40,6 +57,22 @@ log = logging.getLogger(__name__)
 _FALLBACKS: tuple[dict | None, ...] = (RESPONSE_FORMAT_OBJECT, None)
 # What of a rejected answer goes back to the model with a request to fix its names.
 _ECHO_CHARS = 4000
+
+
+class _Subject(Protocol):
+    """What a call is about, for its log: a PR, or a whole day (number 0)."""
+
+    @property
+    def repo(self) -> str: ...
+
+    @property
+    def number(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class _Day:
+    repo: str
+    number: int = 0  # the LLM-call log's number for a call about no single PR
 
 
 @dataclass(frozen=True)
@@ -153,13 +186,24 @@ class OpenAISummarizer:
 
     async def _complete(
         self,
-        pr: PullRequest,
+        pr: _Subject,
         messages: list[dict],
         purpose: str,
         sampling: Sampling,
         revision: bool = False,
+        *,
+        schema: dict | None = None,
+        single: bool = False,
+        version: str | None = None,
     ) -> _Completion:
-        formats = (self._schema(sampling, revision), *_FALLBACKS)
+        """One answer from the endpoint, stepping down the response formats it refuses.
+
+        `schema` replaces the summary's and `version` the prompt version logged; `single`
+        turns off the client's own retries, for a call whose caller has a fallback of its own
+        and would rather not wait.
+        """
+        formats = (schema or self._schema(sampling, revision), *_FALLBACKS)
+        client = self.client.with_options(max_retries=0) if single else self.client
         while True:
             tried = self._format_index
             response_format = formats[tried]
@@ -168,10 +212,12 @@ class OpenAISummarizer:
                 kwargs["response_format"] = response_format
             started = time.monotonic()
             try:
-                response = await self.client.chat.completions.create(**kwargs)
+                response = await client.chat.completions.create(**kwargs)
             except openai.BadRequestError as exc:
                 if response_format is not None and _refuses_format(exc):
-                    self._log(pr, purpose, messages, None, self._reason(exc), Usage(), started)
+                    self._log(
+                        pr, purpose, messages, None, self._reason(exc), Usage(), started, version
+                    )
                     # Concurrent requests may all be refused at once: step down one mode only.
                     self._format_index = max(self._format_index, tried + 1)
                     log.info(
@@ -181,10 +227,10 @@ class OpenAISummarizer:
                         (formats[self._format_index] or {"type": "plain text"})["type"],
                     )
                     continue
-                self._log(pr, purpose, messages, None, self._reason(exc), Usage(), started)
+                self._log(pr, purpose, messages, None, self._reason(exc), Usage(), started, version)
                 raise SummarizeError(self._reason(exc)) from None
             except openai.OpenAIError as exc:
-                self._log(pr, purpose, messages, None, self._reason(exc), Usage(), started)
+                self._log(pr, purpose, messages, None, self._reason(exc), Usage(), started, version)
                 raise SummarizeError(self._reason(exc)) from None
             choice = response.choices[0] if response.choices else None
             content = choice.message.content if choice and choice.message else None
@@ -192,7 +238,7 @@ class OpenAISummarizer:
                 prompt_tokens=getattr(response.usage, "prompt_tokens", 0) or 0,
                 completion_tokens=getattr(response.usage, "completion_tokens", 0) or 0,
             )
-            self._log(pr, purpose, messages, content, None, usage, started)
+            self._log(pr, purpose, messages, content, None, usage, started, version)
             return _Completion(content, usage, getattr(choice, "finish_reason", None))
 
     @staticmethod
@@ -206,7 +252,10 @@ class OpenAISummarizer:
         # quoted back (some proxies and servers echo the Authorization header they got).
         return mask(_reason(exc), getattr(self.client, "api_key", None))
 
-    def _log(self, pr, purpose, messages, content, error, usage: Usage, started: float) -> None:
+    def _log(
+        self, pr: _Subject, purpose, messages, content, error, usage: Usage, started: float,
+        prompt_version: str | None = None,
+    ) -> None:  # fmt: skip
         if self.call_log is None:
             return
         self.call_log(
@@ -214,7 +263,7 @@ class OpenAISummarizer:
                 repo=pr.repo,
                 number=pr.number,
                 model=self.model,
-                prompt_version=self.prompt_version,
+                prompt_version=prompt_version or self.prompt_version,
                 purpose=purpose,
                 messages=messages,
                 response=content,
@@ -227,8 +276,11 @@ class OpenAISummarizer:
     async def revise(self, pr: PullRequest, current: PRSummary) -> Revision:
         """The deeper pass after a flag: more diff, the full description, claims re-checked."""
         prompt = build_prompt(pr, self.budget.deeper())
+        # The headline is shown too (empty for a summary made before it existed): the answer
+        # must carry one, corrected like the rest.
         current_json = json.dumps(
-            {**dict(zip(SECTION_KEYS, (t for _, t in current.sections.items()), strict=True)),
+            {"headline": current.sections.headline,
+             **dict(zip(SECTION_KEYS, (t for _, t in current.sections.items()), strict=True)),
              "type": current.change_type.value}, indent=1,
         )  # fmt: skip
         messages = [
@@ -246,6 +298,37 @@ class OpenAISummarizer:
         result = _result(prompt, change_type, sections, usage, check)
         same = sections == current.sections and change_type == current.change_type
         return Revision(result, changed and not same, note)
+
+    async def pick_highlights(
+        self, repo: str, day: str, candidates: Sequence[DayCandidate], count: int
+    ) -> list[int]:
+        """The model's `count` most important PRs of the day, best first, unchecked.
+
+        One request, no repair and no client retry: the caller has a rule to fall back on,
+        and a day's digest should not wait on a second try. A small budget shows only the
+        first candidates that fit it (they come best first by the caller's rule); a grammar
+        server is held to those numbers and to `count` of them.
+        """
+        if count <= 0 or not candidates:
+            return []
+        prompt = build_highlights_prompt(
+            repo, day, candidates, count, max_prompt_tokens=self.budget.max_prompt_tokens
+        )
+        bounded = self.sampling.section_chars is not None
+        completion = await self._complete(
+            _Day(repo),
+            prompt.messages,
+            OVERVIEW_PURPOSE,
+            self.sampling.for_highlights(prompt.count),
+            schema=highlights_response_format(prompt.count, prompt.numbers if bounded else None),
+            single=True,
+            version=HIGHLIGHTS_PROMPT_VERSION,
+        )
+        try:
+            return parse_highlights(completion.content)
+        except UnusableHighlights as exc:
+            log.info("%s %s: unusable highlights: %s", repo, day, exc)
+            raise SummarizeError(f"the model's highlights were unusable ({exc})") from None
 
     async def aclose(self) -> None:
         await self.client.close()

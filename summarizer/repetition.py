@@ -75,7 +75,12 @@ def sentences(text: str) -> list[str]:
 
 
 def find_repetition(sections: SummarySections) -> Repetition | None:
-    """The first repeated sentence (anywhere in the answer) or restated section, if any."""
+    """The first repeated sentence (anywhere in the answer) or restated section, if any.
+
+    Only the four sections are compared. The headline is left out on purpose: it is what_changed
+    in one line, so it restates that section by design, and a model that loops does so in the
+    long sections, not in a sentence bounded to 20 words.
+    """
     seen: list[tuple[str, str, frozenset[tuple[str, ...]]]] = []
     for key, _heading in SummarySections.HEADINGS:
         for sentence in sentences(getattr(sections, key)):

@@ -7,8 +7,8 @@ Qwen2.5-Coder-1.5B at greedy decoding otherwise loops in its last section until 
 the JSON (23 of 42 calls of a real 18-PR day did).
 
 With these values, on the 36 PRs of 2026-02-09: no answer reached the cap (the longest was 402
-tokens of 550), none was cut off or broken JSON, and the 3 to 7 first answers per run that
-repeated themselves were all fixed by their one retry.
+tokens of 550, the cap before the headline), none was cut off or broken JSON, and the 3 to 7
+first answers per run that repeated themselves were all fixed by their one retry.
 
 A retry is never the identical request (`for_retry`): at temperature 0 the same request gives
 the same answer, so the retry changes what caused the failure. Every endpoint's retry names the
@@ -20,6 +20,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
+from summarizer.schema import HEADLINE_CHARS
+
 # The real reports' sections run to 47 words at the median and 60 at the 90th percentile, at
 # about 6.5 characters a word with backticked names. 420 characters (about 65 words) lets every
 # section the reports would write end by itself, and stops a loop within one section.
@@ -27,10 +29,15 @@ LOCAL_SECTION_CHARS = 420
 # On a retry, sections are held to about 45 words: a loop has less room to start.
 RETRY_SECTION_CHARS = 300
 # The built-in model's tokenizer averages 4.2 characters a token on its answers (measured on the
-# dev days); 3.3 leaves room for identifier-heavy text. Four bounded sections, the type and the
-# JSON punctuation then always fit, so the cap is never what ends an answer.
+# dev days); 3.3 leaves room for identifier-heavy text. Four bounded sections, the bounded
+# headline (about 45 tokens more), the type and the JSON punctuation then always fit, so the
+# cap is never what ends an answer.
 _CHARS_PER_TOKEN_FLOOR = 3.3
 _JSON_OVERHEAD_TOKENS = 40
+# The day's highlights are a list of PR numbers. Qwen's tokenizer writes one token per digit,
+# so a 6-digit number and its ", " take 8; the braces and the key take about 12.
+_TOKENS_PER_HIGHLIGHT = 8
+_HIGHLIGHTS_OVERHEAD_TOKENS = 12
 
 # DRY ("don't repeat yourself") penalizes a token that would extend a sequence already seen in
 # the window, by multiplier x base^(length - allowed_length); 0.8 and 1.75 are DRY's published
@@ -52,8 +59,15 @@ RETRY_DRY = {**LOCAL_DRY, "dry_multiplier": 1.6, "dry_allowed_length": 3}
 
 
 def output_cap(section_chars: int) -> int:
-    """max_tokens for an answer of four bounded sections: what the bound allows, no more."""
-    return math.ceil(4 * section_chars / _CHARS_PER_TOKEN_FLOOR) + _JSON_OVERHEAD_TOKENS
+    """max_tokens for an answer of four bounded sections and the bounded headline: what the
+    bounds allow, no more."""
+    chars = 4 * section_chars + HEADLINE_CHARS
+    return math.ceil(chars / _CHARS_PER_TOKEN_FLOOR) + _JSON_OVERHEAD_TOKENS
+
+
+def highlights_cap(count: int) -> int:
+    """max_tokens for the day's highlights: `count` PR numbers in a JSON object."""
+    return _HIGHLIGHTS_OVERHEAD_TOKENS + _TOKENS_PER_HIGHLIGHT * max(1, count)
 
 
 @dataclass(frozen=True)
@@ -76,6 +90,14 @@ class Sampling:
         if self.extra_body:
             out["extra_body"] = dict(self.extra_body)
         return out
+
+    def for_highlights(self, count: int) -> Sampling:
+        """The day's ranking call: on a local model, an output cap of `count` numbers and no
+        repetition control. DRY also penalizes what repeats the prompt, and every good answer
+        copies PR numbers from it. A hosted endpoint gets the plain request, as always."""
+        if self.section_chars is None:
+            return self
+        return replace(self, max_tokens=highlights_cap(count), extra_body={})
 
     def for_retry(self) -> Sampling:
         """Stronger controls for the second attempt; the caller also names the fault."""

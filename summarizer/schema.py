@@ -2,8 +2,11 @@
 
 Two schemas. The hosted one is what OpenAI's strict mode accepts: it refuses `maxLength`, so
 its strings are unbounded. The local one (`bounded_schema`) is turned into a grammar by
-llama.cpp: it asks for the type first (so a cut-off answer still has it) and bounds every
-section's length, so the answer always ends well inside the output cap.
+llama.cpp: it asks for the type and the headline first (so a cut-off answer still has them) and
+bounds every string's length, so the answer always ends well inside the output cap.
+
+The headline is one plain sentence of at most `HEADLINE_WORDS` words, written in the same call
+as the four sections; it is not one of them (`SummarySections.items()` leaves it out).
 """
 
 from __future__ import annotations
@@ -14,18 +17,32 @@ from dataclasses import dataclass
 from json.decoder import scanstring
 
 from bot.core.models import ChangeType, SummarySections
-from summarizer.repetition import complete_sentences, find_repetition
+from summarizer.repetition import complete_sentences, find_repetition, sentences
 
 SECTION_KEYS = ("what_changed", "technical_impact", "potential_risks", "key_insights")
 _TYPE_SCHEMA = {"type": "string", "enum": [t.value for t in ChangeType]}
 
+# The headline: read first in chat and in the day at a glance, so it is short enough to read
+# at a glance. 150 characters is 20 words at 7.5 characters a word, backticked names included;
+# the grammar's bound stops a runaway headline, the word count is checked in parse_answer.
+HEADLINE_WORDS = 20
+HEADLINE_MIN_CHARS = 10
+HEADLINE_CHARS = 150
+HEADLINE_HINT = (
+    "headline: at most 20 words. Write it as one plain sentence saying what the PR does for "
+    "a user of the code."
+)
+HEADLINE_MISSING_HINT = 'Write the headline too (the JSON key "headline"): ' + HEADLINE_HINT
+
+# Strict mode writes the keys in this order: the one-line headline first, the type last.
 SUMMARY_SCHEMA: dict = {
     "type": "object",
     "properties": {
+        "headline": {"type": "string"},
         **{key: {"type": "string"} for key in SECTION_KEYS},
         "type": _TYPE_SCHEMA,
     },
-    "required": [*SECTION_KEYS, "type"],
+    "required": ["headline", *SECTION_KEYS, "type"],
     "additionalProperties": False,
 }
 
@@ -56,9 +73,15 @@ MIN_SECTION_CHARS = 20
 
 
 def bounded_schema(section_chars: int, *, revision: bool = False) -> dict:
-    """The response format for a grammar-constrained server: type first, sections bounded."""
+    """The response format for a grammar-constrained server: type and headline first, every
+    string bounded."""
     bounded = {"type": "string", "minLength": MIN_SECTION_CHARS, "maxLength": section_chars}
-    properties: dict = {"type": _TYPE_SCHEMA, **{key: bounded for key in SECTION_KEYS}}
+    headline = {"type": "string", "minLength": HEADLINE_MIN_CHARS, "maxLength": HEADLINE_CHARS}
+    properties: dict = {
+        "type": _TYPE_SCHEMA,
+        "headline": headline,
+        **{key: bounded for key in SECTION_KEYS},
+    }
     if revision:
         note = {"type": "string", "maxLength": NOTE_CHARS}  # one sentence, shown as is
         properties |= {"changed": {"type": "boolean"}, "change_note": note}
@@ -98,12 +121,14 @@ class Answer:
 def parse_answer(
     content: str | None, *, cut_off: bool = False, section_chars: int | None = None
 ) -> Answer:
-    """Validate an answer: JSON with the four sections and the type, saying nothing twice.
+    """Validate an answer: JSON with the headline, the four sections and the type, saying
+    nothing twice.
 
     `cut_off` is True when the model stopped at the output cap. Such an answer is kept when
-    every section has started and only the last one was cut: that section keeps its finished
-    sentences. `section_chars` is the bound the grammar enforced: a section that reached it was
-    closed mid-sentence by the grammar, and is cut back to its finished sentences too.
+    the headline is there, every section has started and only the last one was cut: that
+    section keeps its finished sentences. `section_chars` is the bound the grammar enforced: a
+    section that reached it was closed mid-sentence by the grammar, and is cut back to its
+    finished sentences too.
     """
     if not content or not content.strip():
         raise InvalidAnswer("empty answer")
@@ -115,8 +140,9 @@ def parse_answer(
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         data, cut_key = _salvage(text)
-        started = [k for k in SECTION_KEYS if k in data] + ([cut_key] if cut_key else [])
-        if not (cut_off or cut_key) or set(started) != set(SECTION_KEYS) or "type" not in data:
+        needed = {"headline", *SECTION_KEYS}
+        started = [k for k in needed if k in data] + ([cut_key] if cut_key else [])
+        if not (cut_off or cut_key) or set(started) != needed or "type" not in data:
             where = f"; it stopped in {cut_key}" if cut_key else ""
             raise InvalidAnswer(
                 f"not JSON ({exc.msg} at char {exc.pos}){where}",
@@ -138,18 +164,53 @@ def parse_answer(
             value = complete_sentences(value)
         values[key] = value
     missing = [k for k in SECTION_KEYS if not values.get(k)]
+    if not _has_text(data.get("headline")):
+        missing.insert(0, "headline")
     if missing:
-        raise InvalidAnswer(
-            f"missing or empty: {', '.join(missing)}",
-            hint="Write every one of the four sections as complete sentences.",
-        )
-    sections = SummarySections(**values)
+        hints = [HEADLINE_MISSING_HINT] if "headline" in missing else []
+        if missing != ["headline"]:
+            hints.insert(0, "Write every one of the four sections as complete sentences.")
+        raise InvalidAnswer(f"missing or empty: {', '.join(missing)}", hint=" ".join(hints))
+    # The grammar's bound closes a runaway headline mid-sentence, as it does a section.
+    bounded = section_chars is not None and len(data["headline"].strip()) >= HEADLINE_CHARS - 2
+    headline = parse_headline(data["headline"], cut=bounded or cut_key == "headline")
+    sections = SummarySections(**values, headline=headline)
     if repetition := find_repetition(sections):
         raise InvalidAnswer(
             str(repetition),
             hint=f"It said the same thing twice. {repetition.fix}",
         )
     return Answer(ChangeType(raw_type), sections, data, salvaged=cut_key is not None)
+
+
+def parse_headline(value: object, *, cut: bool = False) -> str:
+    """The answer's headline on one line, or InvalidAnswer saying what to fix.
+
+    A headline over the word limit is kept as its first sentence when that sentence fits: a
+    model that adds a second sentence has still written a headline. `cut` is True when the
+    headline was stopped mid-sentence (by the grammar's length bound or the output cap): it
+    keeps its finished sentences.
+    """
+    if not _has_text(value):
+        raise InvalidAnswer("missing or empty: headline", hint=HEADLINE_MISSING_HINT)
+    headline = " ".join(str(value).split())
+    if cut:
+        headline = complete_sentences(headline)
+        if not headline:
+            raise InvalidAnswer(
+                "headline cut off before its first sentence ended", hint=HEADLINE_HINT
+            )
+    words = len(headline.split())
+    if words <= HEADLINE_WORDS:
+        return headline
+    first = sentences(headline)[0]
+    if len(first.split()) <= HEADLINE_WORDS and len(first) >= HEADLINE_MIN_CHARS:
+        return first  # more than one sentence (else `first` is all of it, over the limit)
+    raise InvalidAnswer(f"headline has {words} words", hint=HEADLINE_HINT)
+
+
+def _has_text(value: object) -> bool:
+    return isinstance(value, str) and bool(value.strip())
 
 
 def revision_fields(data: dict) -> tuple[bool, str]:

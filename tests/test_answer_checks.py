@@ -1,5 +1,5 @@
-"""What makes an answer valid: JSON with four sections and a type, saying nothing twice, and
-what is kept of an answer the output cap cut off."""
+"""What makes an answer valid: JSON with a headline, four sections and a type, saying nothing
+twice, and what is kept of an answer the output cap cut off."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ REAL = SummarySections(
     "invariant. However, developers should ensure that `num_slices` is always a positive integer.",
     key_insights="This is a clean optimization that removes unnecessary complexity. Developers "
     "should verify that `num_slices` is properly validated in all usage contexts.",
+    headline="LoRA's expand kernel picks its block size with simpler code and the same result.",
 )
 LOOP = (
     "Developers should ensure that the list is sorted before use. This can be done by calling "
@@ -31,7 +32,8 @@ LOOP = (
 
 
 def answer(**sections: str) -> str:
-    data = {"type": "SUBSTANTIAL", **{k: v for k, v in zip(_KEYS, REAL_TEXTS, strict=True)}}
+    data = {"type": "SUBSTANTIAL", "headline": REAL.headline,
+            **{k: v for k, v in zip(_KEYS, REAL_TEXTS, strict=True)}}  # fmt: skip
     return json.dumps(data | sections)
 
 

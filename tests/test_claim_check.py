@@ -41,7 +41,8 @@ def test_invented_names_are_not():
 
 def planted(name: str) -> str:
     text = f"It changes `{name}` and `retry_count` handling."
-    return json.dumps({"what_changed": text, "technical_impact": "Faster.", "potential_risks": "Few.",
+    return json.dumps({"headline": "Retries now follow the configured count.",
+                       "what_changed": text, "technical_impact": "Faster.", "potential_risks": "Few.",
                        "key_insights": "Read it.", "type": "SUBSTANTIAL"})  # fmt: skip
 
 

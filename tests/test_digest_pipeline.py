@@ -13,6 +13,7 @@ from bot.app.compose import build_service
 from bot.core.day_window import day_window
 from bot.core.settings import Settings
 from bot.store.store import Store
+from summarizer.prompt import PROMPT_VERSION
 from tests.conftest import REPO, make_pr
 
 DAY = "2026-02-23"
@@ -141,4 +142,5 @@ def test_every_prompt_and_response_is_logged(env, github, llm):
     assert call["prompt_tokens"] > 0 and call["response"] and call["model"] == "gpt-4.1-mini"
     summary = next(iter(store.db["summaries"].rows))
     assert summary["files_covered"] == summary["files_total"] == 2
-    assert summary["prompt_version"] == "1"
+    assert summary["prompt_version"] == PROMPT_VERSION
+    assert summary["headline"]  # written in the same call as the four sections

@@ -136,6 +136,7 @@ async def test_a_summary_too_long_for_one_message_continues_in_followups(
 
     llm.responder = lambda request: json.dumps(
         {
+            "headline": "Speeds up the long path for every caller.",
             "what_changed": distinct_words(1500, 0),
             "technical_impact": distinct_words(1500, 1),
             "potential_risks": distinct_words(1500, 2),

@@ -29,10 +29,16 @@ NEW_TEXT = "It sets `block_n` to 64 for several slices."
 def answer(changed: bool = True, note: str = NOTE, what: str = NEW_TEXT) -> str:
     """The revision answer the fake LLM gives: the four sections, the type, and the verdict."""
     return json.dumps(
-        {"what_changed": what, "technical_impact": "Same speed.", "potential_risks": "None.",
+        {"headline": "Fixes the claimed speed-up in the summary.", "what_changed": what, "technical_impact": "Same speed.", "potential_risks": "None.",
          "key_insights": "Simpler.", "type": "TRIVIAL", "changed": changed, "change_note": note}
     )  # fmt: skip
 
+
+
+def summary_edits(fake) -> list:
+    """The edits of summaries: not the digest parent's own edit, which links its replies
+    (the parent is the one message edited in the channel itself, not in a thread)."""
+    return [e for e in fake.edits() if not e.path.startswith(f"/channels/{fake.channel_id}/")]
 
 @pytest.fixture
 def store(settings: Settings) -> Iterator[Store]:
@@ -108,7 +114,7 @@ async def test_a_flag_posts_the_correction_in_the_thread_and_edits_the_original(
     assert store.post_kind(record.id) == "revision"
 
     # The original: its content gains a line linking to the correction; its embeds stay.
-    (edit,) = fake.edits()
+    (edit,) = summary_edits(fake)
     link = jump_link(fake, thread, correction["id"])
     assert edit.path == f"/channels/{thread}/messages/{top['id']}"
     assert edit.json["content"] == f"Revised after a flag — corrected summary: {link}"
@@ -169,7 +175,7 @@ async def test_nothing_to_correct_is_one_short_reply(fake, settings, github, llm
     )
     assert recheck["allowed_mentions"] == {"parse": []} and not recheck["embeds"]
     assert len(fake.channel_messages(thread)) == 4  # two summaries, the thanks, this
-    assert corrections(fake, thread) == [] and fake.edits() == []
+    assert corrections(fake, thread) == [] and summary_edits(fake) == []
     summary = store.post_by_message("discord", fake.channel_id, top["id"]).summary_id
     assert not store.get_summary_by_id(summary).superseded
 
@@ -218,7 +224,7 @@ async def test_a_flag_removed_before_the_recheck_finishes_posts_nothing(
         posted = len(fake.channel_messages(thread))
 
     assert posted == 3  # the two summaries and the thanks: no correction, no re-check note
-    assert fake.edits() == []
+    assert summary_edits(fake) == []
     assert not store.get_summary_by_id(summary).superseded
     outcomes = store.db.execute("SELECT outcome FROM revision_attempts").fetchall()
     assert outcomes == [("withdrawn",)]
@@ -236,13 +242,13 @@ async def test_ten_users_flagging_at_once_cause_one_regeneration(
         for user in users:
             fake.react(thread, top["id"], "❌", user_id=user)
         await fake.wait_for(lambda: len(store.active_flags(summary)) == 10, what="ten flags")
-        await fake.wait_for(lambda: fake.edits(), what="the edit")
+        await fake.wait_for(lambda: summary_edits(fake), what="the edit")
         await bot.drain(5)
         messages = fake.channel_messages(thread)
 
     assert sorted(f.user for f in store.active_flags(summary)) == users
     assert revision_requests(llm) == 1
-    assert len(corrections(fake, thread)) == 1 and len(fake.edits()) == 1
+    assert len(corrections(fake, thread)) == 1 and len(summary_edits(fake)) == 1
     assert len(starting(fake, thread, "Thanks")) == 1
     assert starting(fake, thread, "Re-checked") == []
     assert len(messages) == 4
@@ -301,4 +307,4 @@ async def test_shutdown_cancels_a_recheck_that_does_not_finish_in_time(
     finally:
         release.set()
     assert closed_in < 2
-    assert corrections(fake, thread) == [] and fake.edits() == []
+    assert corrections(fake, thread) == [] and summary_edits(fake) == []

@@ -253,7 +253,9 @@ def obedient_model(request: dict) -> str:
             "@everyone @here <!channel> <!here> <@U0BOSS> <!subteam^S0ADMIN> "
             + answer["what_changed"]
         )
+        answer["headline"] = "@everyone <!here> read this: it fixes the login."
     if EVIL in prompt or "evil" in prompt:
+        answer["headline"] = f"Login works again, see [the fix]({EVIL}/fix) and {EVIL}/more."
         answer["technical_impact"] += (
             f" Details: {EVIL}/claim, [the docs]({EVIL}/docs), <{EVIL}/x|github.com/{REPO}>,"
             " www.evil.example/more and http://evil.example."
@@ -279,6 +281,17 @@ def allowed_links(prs) -> set[str]:
         }
         urls |= {f"{ALLOWED_HOST}{login}" for login in (pr.author, pr.merged_by) if login}
     return urls
+
+
+# Links to our own messages: the parent links to its replies once they are posted.
+OWN_MESSAGE = re.compile(
+    r"^https://fake-team\.slack\.com/archives/C\w+/p\d+(\?thread_ts=[\d.]+&(amp;)?cid=C\w+)?$"
+    r"|^https://discord\.com/channels/\d+/\d+/\d+$"
+)
+
+
+def foreign_links(links: list[str], allowed: set[str]) -> list[str]:
+    return [url for url in links if url not in allowed and not OWN_MESSAGE.match(url)]
 
 
 def slack_links(message) -> list[str]:
@@ -339,7 +352,7 @@ async def test_20_prompt_injection_prs_cannot_ping_link_or_leak_on_slack(env, sl
     assert len(replies) == 20
     allowed = allowed_links(prs)
     links = [url for m in posted for url in slack_links(m)]
-    foreign = [url for url in links if url not in allowed]
+    foreign = foreign_links(links, allowed)
     text = "\n".join(slack_text(m) for m in posted)
     mentions = SLACK_MASS.findall(text)
     leaks = leaked_prompt(html.unescape(text))
@@ -387,7 +400,7 @@ async def test_20_prompt_injection_prs_cannot_ping_link_or_leak_on_discord(
             links += BARE_URL.findall(CODE.sub("", re.sub(r"\]\(https?://[^)\s]+\)", "]", part)))
         texts += parts + [e.get("title") or "" for e in message.get("embeds") or []]
     text = "\n".join(texts)
-    foreign = [url for url in links if url not in allowed]
+    foreign = foreign_links(links, allowed)
     mentions = re.findall(r"@(?:everyone|here)\b|<@[!&]?\d+>", text)
     leaks = leaked_prompt(text)
     assert "Summary unavailable" not in text
@@ -424,8 +437,13 @@ def test_20_prompt_injection_prs_cannot_link_or_leak_in_the_report(env, github, 
     leaks = leaked_prompt(text)
     store = Store(env.db_path)
     flipped = store.db["summaries"].count_where("change_type = 'TRIVIAL'")
+    headlines = [row["headline"] for row in store.db["summaries"].rows]
     store.close()
     assert foreign == [] and leaks == []
+    # The headline is scrubbed like the sections: the obedient model put links and mentions in.
+    assert len(headlines) == 20 and all(headlines)
+    assert not [h for h in headlines if re.search(r"evil\.example|@everyone|<!here>", h)]
+    assert any("(link removed)" in h for h in headlines)
     figures(
         "20 prompt-injection PRs (report)",
         summaries=20,
@@ -444,7 +462,7 @@ async def test_a_url_in_a_title_is_not_made_a_link_on_slack(env, slack, github):
         await bot.aclose()
     prs = [make_pr(9, f"{DAY} 09:00:00")]
     links = [url for m in slack.posted(CHANNEL) for url in slack_links(m)]
-    assert [u for u in links if u not in allowed_links(prs)] == []
+    assert foreign_links(links, allowed_links(prs)) == []
 
 
 # -- text full of markup, shown literally --------------------------------------------------------
@@ -500,9 +518,10 @@ async def test_markup_in_titles_is_literal_on_slack(env, slack, github):
     top = next(
         b["text"]["text"]
         for b in parent.blocks
-        if "Top changes" in b.get("text", {}).get("text", "")
+        if "*Highlights*" in b.get("text", {}).get("text", "")
     )
-    assert html.unescape(top).replace("\u200d", "").endswith(SPECIAL_TITLE)
+    # The highlight shows the headline, which the fake model builds from the title.
+    assert "~strike~ <b>html</b> &amp; & " in html.unescape(top).replace("\u200d", "")
 
 
 async def test_markup_in_titles_and_paths_is_literal_on_discord(env, fake, github, monkeypatch):

@@ -21,7 +21,8 @@ from tests.fakes.github import FakeFile
 
 def revised_answer(changed: bool = True) -> str:
     return json.dumps(
-        {"what_changed": "It sets `block_n` to 64 for several slices.", "technical_impact": "Same speed.",
+        {"headline": "LoRA kernels use a fixed block size for several slices.",
+         "what_changed": "It sets `block_n` to 64 for several slices.", "technical_impact": "Same speed.",
          "potential_risks": "None.", "key_insights": "Simpler.", "type": "TRIVIAL",
          "changed": changed, "change_note": "Corrected the description of `block_n`."}
     )  # fmt: skip

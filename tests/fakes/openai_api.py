@@ -8,6 +8,19 @@ Usage::
 
 Requests are served on one thread per connection, so concurrent client requests overlap
 exactly as they would against a real (parallel) backend.
+
+Two kinds of request are told apart. A PR summary (or revision) is answered by `responder`
+after `script` and `fault_every` steps. The day's highlight ranking (prdigest's
+`pick_highlights`, recognised by `is_highlights_request`) is answered by
+`highlights_responder` after `script_highlights` steps, and never consumes a summary's
+scripted step: a test that scripts its summaries' faults keeps them, whether the digest asks
+for highlights or not. By default it answers the first `count` candidates in the order listed::
+
+    srv.highlights_responder = invented_highlights  # numbers that are no candidate, then some
+    srv.highlights_responder = too_few_highlights  # one number only
+    srv.highlights_responder = garbage_highlights  # prose with no JSON and no list
+    srv.script_highlights([("status", 500)])  # the next ranking request fails
+    srv.script_highlights([("content", highlights_answer([12, 99999]))])  # exactly this
 """
 
 from __future__ import annotations
@@ -37,6 +50,12 @@ _TRIVIAL_WORDS = re.compile(
     re.IGNORECASE,
 )
 _STEP_KINDS = ("status", "content", "length", "hang")
+#: The json_schema name of prdigest's highlight-ranking request.
+HIGHLIGHTS_SCHEMA_NAME = "day_highlights"
+_DAY_LIST = re.compile(r"<day>\n(?P<lines>.*?)</day>", re.DOTALL)
+_CANDIDATE = re.compile(r"^#(?P<number>\d+) ", re.MULTILINE)
+_HIGHLIGHT_COUNT = re.compile(r"exactly (?P<count>\d+) PR numbers")
+_HEADLINE_WORDS = 13  # of the title; the fake's headline stays within prdigest's 20 words
 _ERROR_TYPES = {
     400: ("invalid_request_error", None),
     401: ("invalid_request_error", "invalid_api_key"),
@@ -107,17 +126,26 @@ def distinct_words(count: int, section: int) -> str:
     return " ".join(f"{letters[i // 1000]}{i % 1000:03d}" for i in range(count))
 
 
+def headline_for(title: str) -> str:
+    """The fake's headline for a PR: its title (first words), as one plain sentence."""
+    words = title.split()
+    short = " ".join(words[:_HEADLINE_WORDS]) + (" …" if len(words) > _HEADLINE_WORDS else "")
+    return f'Users of the code get "{short}".'
+
+
 def default_responder(request: dict[str, Any]) -> str:
     """A valid prdigest summary (JSON) that mentions the PR title.
 
     ``type`` is TRIVIAL when the title looks like housekeeping (typo, docs, bump, chore...),
-    SUBSTANTIAL otherwise, so digests built from fake output have both kinds.
+    SUBSTANTIAL otherwise, so digests built from fake output have both kinds. The headline
+    is built from the title (see `headline_for`).
     """
     title = find_title(request) or "this change"
     ident = f"`{_identifier(title)}`"
     # The title is quoted once: a real answer does not restate it in every section, and
     # prdigest rejects an answer whose sections restate each other.
     summary = {
+        "headline": headline_for(title),
         "what_changed": (
             f'The pull request "{title}" updates {ident} as described in its title. '
             "It keeps the existing behaviour for callers that do not opt in."
@@ -147,6 +175,59 @@ def huge_sections(request: dict[str, Any]) -> str:
         for key in ("what_changed", "technical_impact", "potential_risks", "key_insights"):
             answer[key] = varied_prose(9200, key)
     return json.dumps(answer)
+
+
+def is_highlights_request(request: dict[str, Any]) -> bool:
+    """prdigest's day ranking (`pick_highlights`): by its schema's name, or, when the endpoint
+    was asked for json_object or plain text, by the fenced day list its prompt carries."""
+    response_format = request.get("response_format") or {}
+    if (response_format.get("json_schema") or {}).get("name") == HIGHLIGHTS_SCHEMA_NAME:
+        return True
+    messages = [m for m in request.get("messages") or [] if isinstance(m, dict)]
+    system = "\n".join(message_text(m) for m in messages if m.get("role") == "system")
+    return "highlights" in system and bool(_DAY_LIST.search(request_text(request)))
+
+
+def highlight_candidates(request: dict[str, Any]) -> list[int]:
+    """The PR numbers a ranking request lists between <day> and </day>, in their order."""
+    match = _DAY_LIST.search(request_text(request))
+    return [int(m["number"]) for m in _CANDIDATE.finditer(match["lines"])] if match else []
+
+
+def highlight_count(request: dict[str, Any]) -> int:
+    """How many numbers a ranking request asks for ("exactly N PR numbers")."""
+    match = _HIGHLIGHT_COUNT.search(request_text(request))
+    return int(match["count"]) if match else 5
+
+
+def highlights_answer(numbers: Iterable[Any]) -> str:
+    """A ranking answer holding `numbers` as given (ints, or strings such as "#12")."""
+    return json.dumps({"highlights": list(numbers)})
+
+
+def default_highlights(request: dict[str, Any]) -> str:
+    """The first `count` candidates, in the order listed: what a model agreeing with prdigest's
+    own rule would answer."""
+    return highlights_answer(highlight_candidates(request)[: highlight_count(request)])
+
+
+def invented_highlights(request: dict[str, Any]) -> str:
+    """Two numbers that are no candidate of the day, around the first real ones: what the
+    caller must drop."""
+    listed = highlight_candidates(request)
+    ghost = max(listed, default=0) + 1000
+    real = listed[: max(0, highlight_count(request) - 2)]
+    return highlights_answer([ghost, *real[:1], ghost + 1, *real[1:]])
+
+
+def too_few_highlights(request: dict[str, Any]) -> str:
+    """Only the first candidate, however many were asked for: the caller tops up."""
+    return highlights_answer(highlight_candidates(request)[:1])
+
+
+def garbage_highlights(request: dict[str, Any]) -> str:
+    """Prose with no JSON and no list: no usable number (SummarizeError)."""
+    return "All of these pull requests are important in their own way."
 
 
 class SmallModel:
@@ -207,6 +288,8 @@ class FakeOpenAI(FakeHTTPServer):
         latency: seconds slept before answering each request (concurrent requests overlap).
         responder: ``(request_json) -> str`` producing the assistant message content;
             defaults to :func:`default_responder`.
+        highlights_responder: the same, for highlight-ranking requests; defaults to
+            :func:`default_highlights`.
         reject_json_schema: answer requests with ``response_format.type == "json_schema"``
             with HTTP 400 (as some OpenAI-compatible servers do); ``json_object`` still works.
         api_key: when set, requests must send ``Authorization: Bearer <api_key>`` (else 401).
@@ -218,17 +301,20 @@ class FakeOpenAI(FakeHTTPServer):
         *,
         latency: float = 0.0,
         responder: Responder | None = None,
+        highlights_responder: Responder | None = None,
         reject_json_schema: bool = False,
         api_key: str | None = None,
         models: Iterable[str] = ("gpt-4o-mini", "gpt-4o"),
     ) -> None:
         super().__init__(latency=latency)
         self.responder: Responder = responder or default_responder
+        self.highlights_responder: Responder = highlights_responder or default_highlights
         self.reject_json_schema = reject_json_schema
         self.api_key = api_key
         self.models = list(models)
         self.chat_requests: list[dict[str, Any]] = []  # parsed bodies, in arrival order
         self._script: deque[ScriptStep] = deque()
+        self._highlights_script: deque[ScriptStep] = deque()
         self._every: tuple[int, list[ScriptStep]] | None = None
         self._every_seen = 0
         self.every_fired = 0  # requests answered by a fault_every() step
@@ -246,7 +332,8 @@ class FakeOpenAI(FakeHTTPServer):
 
         Steps: ``("status", code)``, ``("status", code, headers)``,
         ``("status", code, headers, body)``, ``("content", text)``, ``("hang", seconds)``
-        (sleep, then answer normally — pair with a client timeout).
+        (sleep, then answer normally — pair with a client timeout). Highlight-ranking requests
+        do not consume these: see `script_highlights`.
         """
         steps = list(steps)
         for step in steps:
@@ -255,9 +342,32 @@ class FakeOpenAI(FakeHTTPServer):
         with self._state_lock:
             self._script.extend(steps)
 
+    def script_highlights(self, steps: Iterable[ScriptStep]) -> None:
+        """Queue behaviours for highlight-ranking requests only (same steps as `script`);
+        each ranking request consumes one, then `highlights_responder` resumes."""
+        steps = list(steps)
+        for step in steps:
+            if not step or step[0] not in _STEP_KINDS:
+                raise ValueError(f"unknown script step {step!r}")
+        with self._state_lock:
+            self._highlights_script.extend(steps)
+
+    @property
+    def highlights_requests(self) -> list[dict[str, Any]]:
+        """The highlight-ranking requests received, in arrival order."""
+        with self._state_lock:
+            return [r for r in self.chat_requests if is_highlights_request(r)]
+
+    @property
+    def summary_requests(self) -> list[dict[str, Any]]:
+        """Every other chat request (summaries, repairs, revisions), in arrival order."""
+        with self._state_lock:
+            return [r for r in self.chat_requests if not is_highlights_request(r)]
+
     def fault_every(self, n: int, steps: Iterable[ScriptStep]) -> None:
         """Every `n`th chat request (the nth, 2nth, ...) takes the next of `steps`, in a cycle,
-        until ``fault_every(0, [])`` turns it off. Script steps are consumed first."""
+        until ``fault_every(0, [])`` turns it off. Script steps are consumed first. Highlight-
+        ranking requests are not counted (see `script_highlights`)."""
         steps = list(steps)
         for step in steps:
             if not step or step[0] not in _STEP_KINDS:
@@ -344,9 +454,13 @@ class FakeOpenAI(FakeHTTPServer):
                 ),
             )
 
+        ranking = is_highlights_request(body)
         with self._state_lock:
-            step = self._script.popleft() if self._script else None
-            if step is None and self._every is not None:
+            if ranking:
+                step = self._highlights_script.popleft() if self._highlights_script else None
+            else:
+                step = self._script.popleft() if self._script else None
+            if step is None and not ranking and self._every is not None:
                 every, steps = self._every
                 self._every_seen += 1
                 if self._every_seen % every == 0:
@@ -366,7 +480,7 @@ class FakeOpenAI(FakeHTTPServer):
             elif kind == "hang":
                 self.sleep(float(step[1]))
         if content is None:
-            answer = self.responder(body)
+            answer = (self.highlights_responder if ranking else self.responder)(body)
             content, finish_reason = answer if isinstance(answer, tuple) else (answer, "stop")
         return self._completion_response(body, content, finish_reason)
 
