@@ -207,9 +207,7 @@ async def test_the_parent_is_edited_once_its_replies_exist_to_link_each_of_them(
     transport = MemoryTransport()
     poster = DigestPoster(store, transport)
     await poster.post("C1", make_digest(store, 3))
-    assert transport.edits == [
-        ("1", {3: "memory://C1/2", 2: "memory://C1/3", 1: "memory://C1/4"})
-    ]
+    assert transport.edits == [("1", {3: "memory://C1/2", 2: "memory://C1/3", 1: "memory://C1/4"})]
     await poster.post("C1", make_digest(store, 3))
     assert len(transport.edits) == 1  # a complete day is neither posted nor edited again
 

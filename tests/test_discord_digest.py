@@ -49,7 +49,10 @@ async def test_a_52_pr_day_is_a_parent_a_thread_and_one_embed_per_pr(fake, setti
 
     lines = parent["content"].split("\n")
     assert f"`{REPO}` on {DAY} (PST, America/Los_Angeles)" in lines[0]
-    assert re.match(r"52 PRs: \d+ substantial, \d+ trivial · [\d,]+ tokens$", lines[1])
+    assert re.match(
+        r"52 PRs: \d+ substantial, \d+ trivial · \d+ contributors · [\d,]+ tokens$", lines[1]
+    )
+    assert parent["embeds"][0]["title"] == "The day at a glance"
     assert "❌" in lines[2]
     assert thread["id"] == parent["id"] and thread["name"] == f"vllm {DAY} · 52 PRs"
 
@@ -179,6 +182,7 @@ def long_summary(request) -> str:
 
     return json.dumps(
         {
+            "headline": "Makes the long path shorter for every caller.",
             "what_changed": distinct_words(1000, 0),
             "technical_impact": distinct_words(1000, 1),
             "potential_risks": distinct_words(1000, 2),
@@ -230,6 +234,7 @@ async def test_hostile_pr_text_cannot_ping_or_break_the_layout(fake, settings, g
 
         return json.dumps(
             {
+                "headline": f"Pings {hostile}",
                 "what_changed": f"It pings {hostile} " + "x" * 3000,
                 "technical_impact": "`code` " * 400,
                 "potential_risks": "@everyone " * 300,

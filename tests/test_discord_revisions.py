@@ -34,11 +34,11 @@ def answer(changed: bool = True, note: str = NOTE, what: str = NEW_TEXT) -> str:
     )  # fmt: skip
 
 
-
 def summary_edits(fake) -> list:
     """The edits of summaries: not the digest parent's own edit, which links its replies
     (the parent is the one message edited in the channel itself, not in a thread)."""
     return [e for e in fake.edits() if not e.path.startswith(f"/channels/{fake.channel_id}/")]
+
 
 @pytest.fixture
 def store(settings: Settings) -> Iterator[Store]:

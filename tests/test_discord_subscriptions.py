@@ -48,7 +48,7 @@ async def test_subscribe_list_and_unsubscribe(fake, bot):
     assert subscribed.text().startswith(f"Subscribed: the digest of {REPO} is posted here every")
     assert "08:30 Europe/Paris" in subscribed.text()
     assert (sub.repo, sub.post_time, sub.tz_name) == (REPO, "08:30", "Europe/Paris")
-    assert REPO in listed.text() and listed.text().startswith("Daily digests in this channel")
+    assert REPO in listed.text() and listed.text().startswith("Digests in this channel")
     assert removed.text().startswith("Unsubscribed")
     assert SubscriptionStore(bot.store).list("discord", fake.channel_id) == []
     assert fake.requests(r"^/channels/\d+/messages$", "POST") == []

@@ -73,7 +73,7 @@ async def test_a_52_pr_day_is_one_parent_and_one_reply_per_pr_within_slack_limit
     head = message_text(parent)
     assert "2026-02-23 (America/Los_Angeles)" in head
     assert "*52* merged · *" in head and "tokens" in head
-    assert "…and 47 more in the thread" in head
+    assert "*Highlights*" in head and "*Areas*" in head  # the day at a glance
 
     replies = slack.thread(CHANNEL, parent.ts)
     assert len(posted) == 1 + len(replies)

@@ -38,10 +38,10 @@ def answer(
     )  # fmt: skip
 
 
-
 def summary_updates(slack) -> list:
     """The edits of summaries: not the digest parent's own edit, which links its replies."""
     return [u for u in slack.updated() if (u.metadata or {}).get("event_type") != "prdigest_digest"]
+
 
 @pytest.fixture
 async def thread(bot, slack, github, llm) -> tuple[Message, list[Message]]:

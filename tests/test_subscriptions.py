@@ -92,7 +92,7 @@ def test_the_example_file_loads():
     assert [(s.repo, s.platform, s.post_time, s.tz_name, s.trivial_style) for s in subs] == [
         ("vllm-project/vllm", "slack", "09:00", "America/Los_Angeles", "full"),
         ("vllm-project/vllm", "discord", "09:00", "America/Los_Angeles", "full"),
-        ("pytorch/pytorch", "slack", "08:30", "Europe/Berlin", "compact"),
+        ("pytorch/pytorch", "slack", "08:30", "Europe/Berlin", "grouped"),
     ]
     assert subs[0].display_name == "vLLM" and subs[2].display_name is None
 
@@ -140,7 +140,7 @@ post_time = "10:00"
         ('post_time = "10:00"', "post_time = 10", 11, "post_time must be a string in quotes"),
         ('repo = "o/s"\n', "", 8, "this subscription has no 'repo'"),
         ('repo = "o/s"', 'repo = "o/r"', 8, "is already subscribed on line 4"),
-        ('post_time = "10:00"', 'trivial_style = "tiny"', 11, "trivial_style must be full or compact"),
+        ('post_time = "10:00"', 'trivial_style = "tiny"', 11, "trivial_style must be full, compact or grouped"),
         ("[[subscription]]\nrepo = \"o/r\"", "[subscriptions]\nrepo = \"o/r\"", 4,
          "unknown setting 'subscriptions' (did you mean [[subscription]]?)"),
         ('post_time = "10:00"', 'post_time = "10:00', 11, "column"),  # a TOML syntax error
@@ -225,7 +225,7 @@ async def test_subscribe_list_and_unsubscribe_from_chat(chat):
         command("subscriptions"), "slack", "C1", store, scheduler
     )
     assert answer == (
-        "Daily digests in this channel: cfg/repo at 08:00 UTC (from the configuration file); "
+        "Digests in this channel: cfg/repo at 08:00 UTC (from the configuration file); "
         "vllm-project/vllm at 07:45 Europe/Berlin."
     )
     other = await handle_subscription_command(

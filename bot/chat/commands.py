@@ -9,22 +9,24 @@ from __future__ import annotations
 import re
 import time
 from collections import defaultdict, deque
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, replace
+from datetime import date, datetime, timedelta
 
 from bot.core.day_window import day_window, parse_day, parse_hhmm, zone
 from bot.core.errors import UserInputError
-from bot.core.models import DayWindow, Digest, DigestEntry
+from bot.core.filters import parse_filter_args, split_filter_words
+from bot.core.models import DayWindow, Digest, DigestEntry, post_day_key
 from bot.core.pr_ref import parse_pr_ref, parse_repo
 from bot.core.settings import Settings
 from bot.digest.service import DigestService
 
-MAX_COMMAND_LENGTH = 200
+MAX_COMMAND_LENGTH = 400  # room for a few filters
 
 DIGEST_HELP = (
-    "Usage: /digest [yesterday | today | YYYY-MM-DD | N days ago] [owner/repo] · "
-    "/digest subscribe owner/repo [at HH:MM] [tz Area/City] · /digest unsubscribe owner/repo · "
-    "/digest subscriptions"
+    "Usage: /digest [yesterday | YYYY-MM-DD | week] [owner/repo] [filters] · "
+    "/digest subscribe owner/repo [at HH:MM] [tz Zone] [quiet skip] [filters] · "
+    "/digest unsubscribe owner/repo · /digest subscriptions · "
+    "filters: paths: codeowners: labels: authors: bots: types:"
 )
 PRSUMMARY_HELP = "Usage: /prsummary 35156 (or #35156, owner/repo#35156, or a PR link)"
 
@@ -33,6 +35,47 @@ PRSUMMARY_HELP = "Usage: /prsummary 35156 (or #35156, owner/repo#35156, or a PR 
 class DigestRequest:
     repo: str
     window: DayWindow
+    filters: str = ""  # canonical chat form; "" for the whole day
+
+    @property
+    def post_day(self) -> str:
+        return post_day_key(self.window.day.isoformat(), self.filters)
+
+    @property
+    def shown_day(self) -> str:
+        return self.window.day.isoformat()
+
+    @property
+    def windows(self) -> list[DayWindow]:
+        return [self.window]
+
+
+@dataclass(frozen=True)
+class WeekRequest:
+    """`/digest week` (the seven days ending yesterday) or `/digest week of D` (Monday to
+    Sunday of D's week)."""
+
+    repo: str
+    first: date
+    tz_name: str
+    filters: str = ""
+
+    @property
+    def post_day(self) -> str:
+        return post_day_key(self.first.isoformat(), post_day_key("week", self.filters))
+
+    @property
+    def window(self) -> DayWindow:
+        return day_window(self.first, self.tz_name)
+
+    @property
+    def shown_day(self) -> str:
+        last = self.first + timedelta(days=6)
+        return f"the week {self.first.isoformat()} to {last.isoformat()}"
+
+    @property
+    def windows(self) -> list[DayWindow]:
+        return [day_window(self.first + timedelta(days=i), self.tz_name) for i in range(7)]
 
 
 @dataclass(frozen=True)
@@ -41,6 +84,8 @@ class SubscriptionCommand:
     repo: str | None = None
     post_time: str | None = None
     tz_name: str | None = None
+    filters: str = ""  # canonical chat form
+    quiet: str | None = None  # "post" or "skip"; None keeps the current one
 
 
 @dataclass(frozen=True)
@@ -58,20 +103,41 @@ def _clean(text: str | None, usage: str = DIGEST_HELP) -> str:
 
 def parse_digest_text(
     text: str | None, *, default_repo: str | None, tz_name: str, now: datetime | None = None
-) -> DigestRequest | SubscriptionCommand:
+) -> DigestRequest | WeekRequest | SubscriptionCommand:
     value = _clean(text)
-    words = value.split(" ") if value else []
+    words, filter_words = split_filter_words(value.split(" ") if value else [])
+    filters = parse_filter_args(filter_words).to_args() if filter_words else ""
     if words and words[0].lower() in {"help", "-h", "--help"}:
         raise UserInputError(DIGEST_HELP)
     if words and words[0].lower() in {"subscribe", "unsubscribe", "subscriptions"}:
-        return _parse_subscription(words, tz_name)
+        if filters and words[0].lower() != "subscribe":
+            raise UserInputError(f"/digest {words[0].lower()} takes no filters")
+        return replace(_parse_subscription(words, tz_name), filters=filters)
     repo_words = [w for w in words if "/" in w and not re.fullmatch(r"[\d/]+", w)]
     if len(repo_words) > 1:
         raise UserInputError("Name one repository. " + DIGEST_HELP)
     repo = parse_repo(repo_words[0] if repo_words else default_repo)
-    day_text = " ".join(w for w in words if w not in repo_words) or "yesterday"
+    day_words = [w for w in words if w not in repo_words]
+    if day_words and day_words[0].lower() == "week":
+        first = week_start(" ".join(day_words[1:]), tz_name, now=now)
+        return WeekRequest(repo, first, tz_name, filters)
+    day_text = " ".join(day_words) or "yesterday"
     day = parse_day(day_text, tz_name, now=now)
-    return DigestRequest(repo=repo, window=day_window(day, tz_name))
+    return DigestRequest(repo=repo, window=day_window(day, tz_name), filters=filters)
+
+
+def week_start(text: str, tz_name: str, *, now: datetime | None = None) -> date:
+    """The first day of a weekly rollup: "" is the seven days ending yesterday; "of D" (or
+    just "D") is the Monday of D's week, Monday to Sunday."""
+    words = text.split()
+    if not words:
+        return parse_day("yesterday", tz_name, now=now) - timedelta(days=6)
+    if words[0].lower() == "of":
+        words = words[1:]
+    if not words:
+        raise UserInputError("Usage: /digest week, or /digest week of 2026-02-23")
+    day = parse_day(" ".join(words), tz_name, now=now)
+    return day - timedelta(days=day.weekday())
 
 
 def _parse_subscription(words: list[str], default_tz: str) -> SubscriptionCommand:
@@ -87,7 +153,7 @@ def _parse_subscription(words: list[str], default_tz: str) -> SubscriptionComman
         if len(words) > 2:
             raise UserInputError("Usage: /digest unsubscribe owner/repo")
         return SubscriptionCommand("unsubscribe", repo)
-    post_time, tz_name = None, None
+    post_time, tz_name, quiet = None, None, None
     rest = words[2:]
     while rest:
         key = rest.pop(0).lower()
@@ -99,9 +165,13 @@ def _parse_subscription(words: list[str], default_tz: str) -> SubscriptionComman
         elif key == "tz":
             zone(value)
             tz_name = value
+        elif key == "quiet":
+            if value.lower() not in ("post", "skip"):
+                raise UserInputError(f"quiet is post or skip, not {value[:20]!r}")
+            quiet = value.lower()
         else:
             raise UserInputError(f"Unknown option {key[:20]!r}. " + DIGEST_HELP)
-    return SubscriptionCommand("subscribe", repo, post_time, tz_name or default_tz)
+    return SubscriptionCommand("subscribe", repo, post_time, tz_name or default_tz, quiet=quiet)
 
 
 def parse_prsummary_text(text: str | None, *, default_repo: str | None) -> PRRequest:
@@ -189,7 +259,7 @@ class ChatCommands:
         self.user_limit.allow(user_key, cost=cost)
         self.channel_limit.allow(channel_key, cost=cost)
 
-    async def digest_cost(self, request: DigestRequest) -> int:
+    async def digest_cost(self, request: DigestRequest | WeekRequest) -> int:
         """The new summaries a `/digest` may cost, for `check_llm_budget(cost=...)`.
 
         0 when the day is listed and every PR in it is summarized already; else the PRs
@@ -198,17 +268,21 @@ class ChatCommands:
         """
         return await self.service.store.aio.read(self._digest_cost, request)
 
-    def _digest_cost(self, request: DigestRequest) -> int:
+    def _digest_cost(self, request: DigestRequest | WeekRequest) -> int:
         whole_minute = max(1, self.settings.user_llm_per_minute)
-        numbers = self.service.store.get_day(request.repo, request.window)
-        if numbers is None:
-            return whole_minute
-        pending = sum(self.service.cached_entry(request.repo, n) is None for n in numbers)
+        pending = 0
+        for window in request.windows:
+            numbers = self.service.store.get_day(request.repo, window)
+            if numbers is None:
+                return whole_minute
+            pending += sum(self.service.cached_entry(request.repo, n) is None for n in numbers)
         return min(pending, whole_minute)
 
     # -- /digest -------------------------------------------------------------------------
 
-    def digest_request(self, text: str | None, channel: str) -> DigestRequest | SubscriptionCommand:
+    def digest_request(
+        self, text: str | None, channel: str
+    ) -> DigestRequest | WeekRequest | SubscriptionCommand:
         request = parse_digest_text(
             text, default_repo=self.settings.repo, tz_name=self.settings.timezone
         )
@@ -216,8 +290,15 @@ class ChatCommands:
         self.check_access(request.repo, channel)
         return request
 
-    async def build_digest(self, request: DigestRequest) -> Digest:
-        return await self.service.digest(request.repo, request.window, glance=True)
+    async def build_digest(
+        self, request: DigestRequest | WeekRequest, bots: frozenset[str]
+    ) -> Digest:
+        """The day (or the part of it the request's filters keep) at a glance; or the week."""
+        if isinstance(request, WeekRequest):
+            return await self.service.week(
+                request.repo, request.first, request.tz_name, request.filters, bots=bots
+            )
+        return await self.service.part(request.repo, request.window, request.filters, bots=bots)
 
     # -- /prsummary ----------------------------------------------------------------------
 

@@ -14,7 +14,13 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any
 
-from bot.chat.commands import ChatCommands, DigestRequest, PRRequest, SubscriptionCommand
+from bot.chat.commands import (
+    ChatCommands,
+    DigestRequest,
+    PRRequest,
+    SubscriptionCommand,
+    WeekRequest,
+)
 from bot.chat.flag_loop import FlagLoop
 from bot.chat.flags import FlagOutcome, FlagService
 from bot.chat.posting import DigestPoster, post_zone
@@ -23,6 +29,7 @@ from bot.chat.styles import DigestStyles
 from bot.chat.subscribe import handle_subscription_command
 from bot.chat.tasks import Tasks, report
 from bot.core.errors import PRDigestError
+from bot.core.filters import parse_filter_args
 from bot.core.models import DigestEntry, Flag, PostKind, PostRecord, RevisionOutcome
 from bot.core.settings import Settings
 from bot.digest.service import DigestService
@@ -87,7 +94,7 @@ class ChatCore:
         refusal = reply.not_here()
         if refusal:
             return await reply.answer(refusal)
-        day, tz_name = request.window.day.isoformat(), request.window.tz_name
+        day, tz_name = request.shown_day, request.window.tz_name
         link = await self.store.aio.read(self._already_posted, room, ask.channel, request)
         if link and await reply.already(request.repo, day, tz_name, link):
             return None
@@ -107,20 +114,22 @@ class ChatCore:
         """How each channel shows a digest: its subscription's style, else the defaults."""
         return DigestStyles(self.settings, self.scheduler.subscriptions if self.scheduler else None)
 
-    def _already_posted(self, room: ChatRoom, channel: str, request: DigestRequest) -> str | None:
+    def _already_posted(
+        self, room: ChatRoom, channel: str, request: DigestRequest | WeekRequest
+    ) -> str | None:
         """A link to the thread when the day's digest is complete here: no work at all."""
         numbers = self.store.get_day(request.repo, request.window)
-        day = request.window.day.isoformat()
-        return room.poster.finished_link(channel, request.repo, day, numbers)
+        return room.poster.finished_link(channel, request.repo, request.post_day, numbers)
 
     async def _post_digest(
-        self, room: ChatRoom, ask: Ask, request: DigestRequest, reply: DigestReply
+        self, room: ChatRoom, ask: Ask, request: DigestRequest | WeekRequest, reply: DigestReply
     ) -> None:
-        day, tz_name = request.window.day.isoformat(), request.window.tz_name
+        day, tz_name = request.shown_day, request.window.tz_name
         try:
             await room.ready()
-            digest = self.styles.apply(
-                await self.commands.build_digest(request), room.platform, ask.channel
+            styles = self.styles
+            digest = styles.apply(
+                await self.commands.build_digest(request, styles.bots), room.platform, ask.channel
             )
             outcome = await room.poster.post(ask.channel, digest)
         except Exception as exc:  # noqa: BLE001 - the user gets one line, the log the rest
@@ -146,6 +155,12 @@ class ChatCore:
             # Anyone can type a slash command in any channel; a digest can only be posted
             # where the bot may post.
             member = request.action != "subscribe" or await reply.can_post()
+            if (
+                request.action == "subscribe"
+                and parse_filter_args(request.filters).needs_codeowners
+            ):
+                assert request.repo is not None
+                await self.service.owners.require(request.repo)  # a clear error, not silence
             text = await handle_subscription_command(
                 request, room.platform, ask.channel, self.subscriptions, self.scheduler,
                 bot_in_channel=member, user=ask.user,

@@ -11,12 +11,20 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, timedelta, tzinfo
 
 from bot.chat.styles import DigestStyles
 from bot.core.day_window import day_window, zone
-from bot.core.models import Digest, DigestEntry, PostKind, PostRecord, PostStatus
+from bot.core.models import (
+    Digest,
+    DigestEntry,
+    PostKind,
+    PostRecord,
+    PostStatus,
+    post_day_key,
+    split_post_day,
+)
 from bot.ports.chat import Posted, Transport
 from bot.store.store import Store
 
@@ -31,6 +39,10 @@ log = logging.getLogger(__name__)
 # resume path (the next run reconciles the slot the same way), as are all other errors.
 RETRY_DELAYS: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0)
 TRANSIENT_STATUSES = frozenset({429, 502, 503, 504})
+
+
+# The message id recorded for a quiet day that was skipped: nothing was sent.
+SKIPPED_MESSAGE = "-"
 
 
 @dataclass(frozen=True)
@@ -63,23 +75,28 @@ class DigestPoster:
         parent (or empty-day) record when the parent, a reply (or a grouped line) for each of
         `numbers` (the day's PRs, None when not known yet) and the parent's edit went out;
         else None. A day posted before the parent was edited has no edit step to wait for."""
-        if numbers is None:
-            return None
         records = self.store.digest_posts(self.platform, channel, repo, day)
         sent = [r for r in records if r.message_id]
         if not any(r.kind in (PostKind.PARENT, PostKind.EMPTY) for r in sent):
+            return None
+        edits = [r for r in records if r.kind == PostKind.PARENT_EDIT]
+        if any(not r.message_id for r in edits):
+            return None
+        if split_post_day(day)[1]:
+            # A filtered or weekly digest's PRs are not the day's list; its edit step, the
+            # last one, is done after every reply (and a quiet day is its one record).
+            return self.existing(channel, repo, day)
+        if numbers is None:
             return None
         done = {r.pr_number for r in sent if r.kind == PostKind.PR}
         done.update(n for r in sent if r.kind == PostKind.GROUP for n in r.numbers)
         if not set(numbers) <= done and numbers:
             return None
-        if any(r.kind == PostKind.PARENT_EDIT and not r.message_id for r in records):
-            return None
         return self.existing(channel, repo, day)
 
     def is_complete(self, channel: str, digest: Digest) -> bool:
         numbers = [e.pr.number for e in digest.entries]
-        day = digest.window.day.isoformat()
+        day = digest.post_day
         return self.fully_posted(channel, digest.repo, day, numbers) is not None
 
     def finished_link(
@@ -138,15 +155,20 @@ class DigestPoster:
 
     # -- digests ----------------------------------------------------------------------------
 
-    async def post(self, channel: str, digest: Digest) -> PostOutcome:
-        key = (channel, digest.repo, digest.window.day.isoformat())
+    async def post(self, channel: str, digest: Digest, *, quiet: str = "post") -> PostOutcome:
+        """Post `digest` in `channel` as a thread, or finish posting it. A day with no PR is
+        one short message, or nothing at all with `quiet="skip"`: recorded either way, so
+        a catch-up never tries the day again."""
+        key = (channel, digest.repo, digest.post_day)
         lock = self._locks.setdefault(key, asyncio.Lock())
         async with lock:
-            return await self._post(channel, digest)
+            return await self._post(channel, digest, quiet)
 
-    async def _post(self, channel: str, digest: Digest) -> PostOutcome:
-        day = digest.window.day.isoformat()
+    async def _post(self, channel: str, digest: Digest, quiet: str = "post") -> PostOutcome:
+        day = digest.post_day
         was_complete = await self.store.aio.read(self.is_complete, channel, digest)
+        if not digest.entries and quiet == "skip":
+            return await self._skip(channel, digest)
         if not digest.entries:
             record, fresh = await self._ensure(
                 channel, digest, PostKind.EMPTY, 0, lambda: self.transport.send_empty(channel, digest),
@@ -155,8 +177,13 @@ class DigestPoster:
             status = PostStatus.POSTED if fresh else PostStatus.ALREADY
             return PostOutcome(status, self.transport.link(channel, _posted(record)), int(fresh))
 
-        # Replies link the earlier digest's message about a PR they revert or follow up.
+        # Replies link the earlier digest's message about a PR they revert or follow up; a
+        # week's parent links each day's thread in this channel.
         digest = digest.with_links(await self.store.aio.read(self._earlier_links, channel, digest))
+        if digest.week is not None:
+            digest = replace(
+                digest, day_links=await self.store.aio.read(self._day_links, channel, digest)
+            )
         edit = await self._plan_edit(channel, digest)
         parent, parent_fresh = await self._ensure(
             channel, digest, PostKind.PARENT, 0, lambda: self.transport.send_parent(channel, digest),
@@ -164,7 +191,9 @@ class DigestPoster:
         )  # fmt: skip
         thread_id = parent.thread_id or parent.message_id
         sent = 0
-        for index, entry in enumerate(digest.thread_entries, start=1):
+        # A weekly rollup's replies are its areas, one line per PR: no reply per PR.
+        singles = digest.thread_entries if digest.week is None else ()
+        for index, entry in enumerate(singles, start=1):
             number = entry.pr.number
 
             def send(entry: DigestEntry = entry, index: int = index):
@@ -178,12 +207,19 @@ class DigestPoster:
                 summary_id=entry.summary.id if entry.summary else None, thread_id=thread_id,
             )  # fmt: skip
             sent += int(fresh)
-        if digest.grouped_entries:
+        for slot, group in enumerate(groups(digest)):
+            # The day's one grouped reply is slot 0; a week's area replies are 1, 2, ...
+
+            def send_group(group: Digest = group):
+                return self.transport.send_group(channel, thread_id, group)
+
+            def find_group(group: Digest = group):
+                return self.transport.find_group(channel, thread_id, group)
+
             _, fresh = await self._ensure(
-                channel, digest, PostKind.GROUP, 0,
-                lambda: self.transport.send_group(channel, thread_id, digest),
-                lambda: self.transport.find_group(channel, thread_id, digest),
-                thread_id=thread_id, numbers=tuple(e.pr.number for e in digest.grouped_entries),
+                channel, digest, PostKind.GROUP, slot + int(digest.week is not None),
+                send_group, find_group, thread_id=thread_id,
+                numbers=tuple(e.pr.number for e in group.grouped_entries),
             )  # fmt: skip
             sent += int(fresh)
         if edit is not None and not edit.message_id:
@@ -201,16 +237,29 @@ class DigestPoster:
         )  # fmt: skip
         return PostOutcome(status, link, sent)
 
+    async def _skip(self, channel: str, digest: Digest) -> PostOutcome:
+        """A quiet day that posts nothing, recorded as its empty-day message."""
+        record = await self.store.aio.begin_post(self._record(channel, digest, 0), PostKind.EMPTY)
+        if record.message_id:
+            return PostOutcome(PostStatus.ALREADY, "")
+        assert record.id is not None
+        await self.store.aio.complete_post(record.id, SKIPPED_MESSAGE)
+        log.info("digest %s %s in %s:%s: quiet day skipped", digest.repo, digest.post_day,
+                 self.platform, channel)  # fmt: skip
+        return PostOutcome(PostStatus.SKIPPED, "")
+
     async def _plan_edit(self, channel: str, digest: Digest) -> PostRecord | None:
         """The parent's edit step, begun before the parent itself is sent so that a crash at
         any point leaves it pending, for the resume to finish. A day whose parent went out
         before edits existed has none, and is never edited or posted again."""
-        day = digest.window.day.isoformat()
+        day = digest.post_day
         parent = await self.store.aio.digest_post(
             self.platform, channel, digest.repo, day, PostKind.PARENT
         )
         if parent is None:
-            return await self.store.aio.begin_post(self._record(channel, digest, 0), PostKind.PARENT_EDIT)
+            return await self.store.aio.begin_post(
+                self._record(channel, digest, 0), PostKind.PARENT_EDIT
+            )
         return await self.store.aio.digest_post(
             self.platform, channel, digest.repo, day, PostKind.PARENT_EDIT
         )
@@ -227,7 +276,7 @@ class DigestPoster:
 
     def _reply_links(self, channel: str, digest: Digest) -> dict[int, str]:
         """PR number -> its reply in this thread (or the grouped reply that lists it)."""
-        day = digest.window.day.isoformat()
+        day = digest.post_day
         links: dict[int, str] = {}
         for record in self.store.digest_posts(self.platform, channel, digest.repo, day):
             if not record.message_id:
@@ -255,6 +304,24 @@ class DigestPoster:
                     links[related.number] = self.transport.link(channel, _posted(record))
         return links
 
+    def _day_links(self, channel: str, digest: Digest) -> dict[str, str]:
+        """A weekly rollup's days -> their digest threads in this channel (the same filter's,
+        else the whole day's), where they were posted."""
+        assert digest.week is not None
+        _, scope = split_post_day(digest.post_day)
+        filters = scope.removeprefix("week").strip()
+        links: dict[str, str] = {}
+        for week_day in digest.week.days:
+            day = week_day.day.isoformat()
+            for key in dict.fromkeys((post_day_key(day, filters), day)):
+                record = self.store.digest_post(
+                    self.platform, channel, digest.repo, key, PostKind.PARENT
+                )
+                if record is not None and record.message_id:
+                    links[day] = self.transport.link(channel, _posted(record))
+                    break
+        return links
+
     def _record(
         self, channel: str, digest: Digest, pr_number: int, *, summary_id: int | None = None,
         thread_id: str | None = None, numbers: tuple[int, ...] = (),
@@ -263,7 +330,7 @@ class DigestPoster:
             platform=self.platform,
             channel=channel,
             repo=digest.repo,
-            day=digest.window.day.isoformat(),
+            day=digest.post_day,
             pr_number=pr_number,
             message_id="",
             thread_id=thread_id,
@@ -323,6 +390,22 @@ class DigestPoster:
         raise AssertionError("unreachable")  # the last attempt returns or raises
 
 
+def groups(digest: Digest) -> list[Digest]:
+    """The digest's grouped replies: a day's one (its trivial and bot PRs, when grouped), or
+    a weekly rollup's one per area, each listing its PRs one line each."""
+    if digest.week is not None and digest.overview is not None:
+        by_number = {e.pr.number: e for e in digest.entries}
+        return [
+            replace(
+                digest,
+                entries=tuple(replace(by_number[n], grouped=True) for n in area.numbers),
+                group_title=area.name,
+            )
+            for area in digest.overview.areas
+        ]
+    return [digest] if digest.grouped_entries else []
+
+
 def _posted(record: PostRecord) -> Posted:
     return Posted(record.message_id, record.thread_id)
 
@@ -359,8 +442,16 @@ async def resume_unfinished(
     since = (date.today() - timedelta(days=days)).isoformat()
     resumed = 0
     for parent in await poster.store.aio.unfinished_digests(poster.platform, since):
-        window = day_window(date.fromisoformat(parent.day), parent.tz_name or "UTC")
-        digest = await service.digest(parent.repo, window, glance=True)
+        day, scope = split_post_day(parent.day)
+        window = day_window(date.fromisoformat(day), parent.tz_name or "UTC")
+        bots = styles.bots if styles is not None else frozenset()
+        if scope.split(" ")[0] == "week":
+            filters = scope.removeprefix("week").strip()
+            digest = await service.week(parent.repo, window.day, window.tz_name, filters, bots=bots)
+        elif scope:
+            digest = await service.part(parent.repo, window, scope, bots=bots)
+        else:
+            digest = await service.digest(parent.repo, window, glance=True)
         if styles is not None:
             digest = styles.apply(digest, poster.platform, parent.channel)
         outcome = await poster.post(parent.channel, digest)

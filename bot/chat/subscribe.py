@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from bot.chat.commands import SubscriptionCommand
 from bot.core.day_window import parse_hhmm, zone
+from bot.core.filters import parse_filter_args
 from bot.core.models import Subscription, TrivialStyle
 from bot.core.post_times import describe, next_post
 from bot.ports.schedule import ScheduleControl
 from bot.store.subscriptions import SubscriptionStore
 
-SUBSCRIBE_USAGE = "/digest subscribe owner/repo [at HH:MM] [tz Area/City]"
+SUBSCRIBE_USAGE = "/digest subscribe owner/repo [at HH:MM] [tz Area/City] [quiet skip] [filters]"
 MAX_PER_CHANNEL = 10  # chat subscriptions per channel, so a pasted loop cannot flood one
 
 
@@ -58,8 +59,14 @@ async def _list(
     )
     if not here:
         return f"No daily digest is scheduled in this channel. Add one with {SUBSCRIBE_USAGE}."
-    parts = [describe(s) + (" (from the configuration file)" if s.id is None else "") for s in here]
-    return "Daily digests in this channel: " + "; ".join(parts) + "."
+    parts = [
+        describe(s)
+        + (f" · {shown}" if (shown := parse_filter_args(s.filters).describe()) else "")
+        + (" · quiet days skipped" if s.quiet == "skip" else "")
+        + (" (from the configuration file)" if s.id is None else "")
+        for s in here
+    ]
+    return "Digests in this channel: " + "; ".join(parts) + "."
 
 
 async def _unsubscribe(
@@ -97,13 +104,19 @@ async def _subscribe(
         tz_name=cmd.tz_name or scheduler.settings.timezone,
         display_name=current.display_name if current else None,
         trivial_style=current.trivial_style if current else TrivialStyle.FULL,
+        filters=cmd.filters,
+        quiet=cmd.quiet or (current.quiet if current else "post"),
+        schedule=current.schedule if current else "daily",
+        weekday=current.weekday if current else "monday",
     )
     saved, created = await aio.write(store.add, sub, created_by=user)
     scheduler.reload()
     upcoming = next_post(saved, scheduler.clock()).astimezone(zone(saved.tz_name))
     next_local = upcoming.strftime("%a %d %b %H:%M %Z")
     verb = "Subscribed" if created else "Updated"
+    shown = parse_filter_args(saved.filters).describe()
+    only = f", only the PRs matching {shown}" if shown else ""
     return (
         f"{verb}: the digest of {saved.repo} is posted here every day at {saved.post_time} "
-        f"{saved.tz_name}, for the day before (next: {next_local})."
+        f"{saved.tz_name}, for the day before{only} (next: {next_local})."
     )

@@ -57,6 +57,7 @@ class PostStatus(StrEnum):
     POSTED = "posted"
     RESUMED = "resumed"
     ALREADY = "already"
+    SKIPPED = "skipped"  # a quiet day of a `quiet = "skip"` subscription: recorded, not sent
 
 
 class RevisionStatus(StrEnum):
@@ -291,6 +292,30 @@ class DayOverview:
     picked_by: str = "rule"
 
 
+@dataclass(frozen=True)
+class WeekDay:
+    """One day of a weekly rollup: its PR count, counted by code."""
+
+    day: date
+    count: int
+
+
+@dataclass(frozen=True)
+class WeekInfo:
+    """What makes a digest a weekly rollup: the seven days it covers, first to last. Its
+    `Digest.window` is the first day; its entries are the week's, newest merge first."""
+
+    days: tuple[WeekDay, ...]
+
+    @property
+    def first(self) -> date:
+        return self.days[0].day
+
+    @property
+    def last(self) -> date:
+        return self.days[-1].day
+
+
 def is_bot_login(login: str | None, bots: frozenset[str] = frozenset()) -> bool:
     """A GitHub App's account (`dependabot[bot]`) or one of the configured bot logins."""
     name = (login or "").lower()
@@ -308,21 +333,46 @@ class Digest:
     # PR number -> a message about it: its reply in this thread (once posted), or an earlier
     # digest's reply for a PR of another day. Filled by the chat layer, read by renderers.
     links: Mapping[int, str] = field(default_factory=lambda: MappingProxyType({}))
+    # Which part of the day this is: "" for all of it; a filter in its chat form
+    # ("paths:vllm/v1/attention/**"). `scope_total` is then the day's PR count before the
+    # filter, and `scope_clause` what the posted PRs share ("touch `vllm/v1/attention/**`").
+    scope: str = ""
+    scope_total: int = 0
+    scope_clause: str = ""
+    week: WeekInfo | None = None  # set for a weekly rollup
+    # A weekly rollup's day -> that day's digest thread in the channel it is posted to (ISO
+    # day -> URL), filled by the chat layer where one was posted.
+    day_links: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    # The heading of the grouped reply: "" for the day's trivial and bot PRs; an area's name
+    # for each of a weekly rollup's area replies (one grouped reply per area).
+    group_title: str = ""
+
+    @property
+    def post_day(self) -> str:
+        """The key of this digest in the posts table: its day, and its scope when filtered,
+        so a channel can hold a day's whole digest and a filtered one without a clash."""
+        return post_day_key(self.window.day.isoformat(), self.scope)
 
     def styled(
         self,
         display_name: str | None = None,
         trivial_style: str = TrivialStyle.FULL,
         bots: frozenset[str] = frozenset(),
+        group_bots: bool = False,
     ) -> Digest:
         """This digest as one subscription shows it: its title, and trivial PRs in brief
-        (compact) or as one line each in one grouped reply, with bot accounts' PRs (grouped)."""
+        (compact) or as one line each in one grouped reply, with bot accounts' PRs (grouped;
+        `group_bots` groups those whatever the style, for a `bots:group` filter)."""
         entries = self.entries
         if trivial_style == TrivialStyle.COMPACT:
             entries = tuple(replace(e, compact=_is_trivial(e)) for e in entries)
-        elif trivial_style == TrivialStyle.GROUPED:
+        grouped = trivial_style == TrivialStyle.GROUPED
+        if grouped or group_bots:
             entries = tuple(
-                replace(e, grouped=_is_trivial(e) or is_bot_login(e.pr.author, bots))
+                replace(
+                    e,
+                    grouped=(grouped and _is_trivial(e)) or is_bot_login(e.pr.author, bots),
+                )
                 for e in entries
             )
         return replace(self, display_name=display_name or self.display_name, entries=entries)
@@ -362,6 +412,16 @@ class Digest:
             if e.summary:
                 total = total + e.summary.usage
         return total
+
+
+def post_day_key(day: str, scope: str = "") -> str:
+    return f"{day} {scope}" if scope else day
+
+
+def split_post_day(key: str) -> tuple[str, str]:
+    """(ISO day, scope) of a posts-table day key."""
+    day, _, scope = key.partition(" ")
+    return day, scope
 
 
 def _is_trivial(entry: DigestEntry) -> bool:
@@ -415,6 +475,12 @@ class Subscription:
     display_name: str | None = None
     trivial_style: str = TrivialStyle.FULL  # a TrivialStyle
     id: int | None = None
+    # Which PRs it posts, in the chat form ("paths:vllm/v1/attention/** types:substantial"),
+    # canonical (`bot.core.filters.SubscriptionFilter.to_args`); "" posts every PR.
+    filters: str = ""
+    quiet: str = "post"  # a day with no matching PR: "post" one line, or "skip" it
+    schedule: str = "daily"  # or "weekly": the week's rollup on `weekday`
+    weekday: str = "monday"
 
 
 @dataclass(frozen=True)

@@ -51,19 +51,43 @@ def post_instant(sub: Subscription, day: date) -> datetime:
     return local.astimezone(UTC)
 
 
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+
+def is_weekly(sub: Subscription) -> bool:
+    return sub.schedule == "weekly"
+
+
+def posts_after(sub: Subscription, day: date) -> bool:
+    """Whether `sub` posts the day after `day`: every day, or a weekly one on its weekday
+    (its rollup covers the seven days ending with `day`)."""
+    return not is_weekly(sub) or (day + timedelta(days=1)).weekday() == WEEKDAYS.index(
+        sub.weekday.lower()
+    )
+
+
+def step(sub: Subscription) -> timedelta:
+    """From one post's digest day to the next one's."""
+    return timedelta(days=7 if is_weekly(sub) else 1)
+
+
 def latest_post(sub: Subscription, now: datetime, lead: timedelta = timedelta(0)) -> datetime:
     """The most recent post instant whose work (post instant − lead) has started by `now`.
+    A weekly subscription's post instants are on its weekday only.
 
     Everything is compared in UTC: Python compares two datetimes of the same zone by wall time,
     which is wrong across a DST change.
     """
     now = now.astimezone(UTC)
     today = now.astimezone(zone(sub.tz_name)).date()
-    for day in (today, today - timedelta(days=1), today - timedelta(days=2)):
+    for back in range(9):
+        day = today - timedelta(days=back)
+        if not posts_after(sub, day):
+            continue
         instant = post_instant(sub, day)
         if instant - lead <= now:
             return instant
-    raise AssertionError("unreachable: the day before yesterday's post time has passed")
+    raise AssertionError("unreachable: a post time in the last nine days has passed")
 
 
 def digest_day(sub: Subscription, instant: datetime) -> date:
@@ -73,8 +97,14 @@ def digest_day(sub: Subscription, instant: datetime) -> date:
 
 def next_post(sub: Subscription, now: datetime) -> datetime:
     """The first post instant after `now` (UTC)."""
-    return post_instant(sub, digest_day(sub, latest_post(sub, now)) + timedelta(days=1))
+    return post_instant(sub, digest_day(sub, latest_post(sub, now)) + step(sub))
 
 
 def describe(sub: Subscription) -> str:
-    return f"{sub.repo} at {sub.post_time} {sub.tz_name}"
+    when = f"{sub.weekday.capitalize()}s " if is_weekly(sub) else ""
+    kind = "weekly rollup, " if is_weekly(sub) else ""
+    return (
+        f"{sub.repo} ({kind}{when}at {sub.post_time} {sub.tz_name})"
+        if kind
+        else (f"{sub.repo} at {sub.post_time} {sub.tz_name}")
+    )

@@ -1,10 +1,12 @@
-"""GitHub, through PyGithub: a day's merged PRs and each PR's details and files.
+"""GitHub, through PyGithub: a day's merged PRs, each PR's details and files, and a
+repository's CODEOWNERS file.
 
 PyGithub objects are turned into `bot.core.models` dataclasses here and go no further.
 """
 
 from __future__ import annotations
 
+import base64
 import logging
 import re
 from dataclasses import dataclass
@@ -14,6 +16,7 @@ from github import Auth, Github, GithubException, UnknownObjectException
 from github.GithubRetry import GithubRetry
 from requests.exceptions import RequestException
 
+from bot.core.codeowners import CODEOWNERS_LOCATIONS
 from bot.core.errors import NotFoundError, SourceError
 from bot.core.logs import mask
 from bot.core.models import ChangedFile, DayWindow, PullRequest
@@ -22,6 +25,9 @@ log = logging.getLogger(__name__)
 
 # GitHub's files endpoint stops at 3000 files.
 MAX_FILES = 3000
+
+# GitHub does not load a CODEOWNERS file of 3 MB or more.
+MAX_CODEOWNERS_BYTES = 3 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -155,6 +161,45 @@ class GitHubSource:
             files=tuple(files),
             html_base=_html_base(pull.html_url, repo.full_name),
         )
+
+    def codeowners(self, info: RepoInfo) -> tuple[str, str] | None:
+        """(path, text) of the repository's CODEOWNERS on its default branch, or None.
+
+        GitHub's reading: the first of `CODEOWNERS_LOCATIONS` that is a file, one call per
+        location tried (a 404 tries the next). A file of 3 MB or more, which GitHub does not
+        load, is passed over like a missing one. A file over 1 MB, whose content the contents
+        API leaves out, costs one more call for its blob.
+        """
+        gh_repo = self._lazy.get_repo(info.full_name)
+        for path in CODEOWNERS_LOCATIONS:
+            doing = f"reading {path} of {info.full_name}"
+            try:
+                found = gh_repo.get_contents(path, ref=info.default_branch)
+            except UnknownObjectException:
+                continue
+            except (GithubException, RequestException) as exc:
+                raise SourceError(self._describe(exc, doing)) from None
+            # A directory answers with a list; a symlink out of the tree, or a submodule, with
+            # another type: neither is a CODEOWNERS file.
+            if isinstance(found, list) or found.type != "file":
+                continue
+            if found.size >= MAX_CODEOWNERS_BYTES:
+                log.warning(
+                    "%s: %s is %d bytes, over GitHub's 3 MB limit for CODEOWNERS: ignored",
+                    info.full_name,
+                    path,
+                    found.size,
+                )
+                continue
+            try:
+                if found.encoding == "base64":
+                    data = found.decoded_content
+                else:  # over 1 MB: "encoding": "none" and no content
+                    data = base64.b64decode(gh_repo.get_git_blob(found.sha).content)
+            except (GithubException, RequestException) as exc:
+                raise SourceError(self._describe(exc, doing)) from None
+            return path, data.decode("utf-8-sig", errors="replace")
+        return None
 
     def _describe(self, exc: Exception, doing: str) -> str:
         # GitHub's message is shown to users; a proxy or server that echoes the request's

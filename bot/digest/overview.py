@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from bot.core.models import AreaGroup, ChangeType, DigestEntry
 from bot.ports.summarizer import DayCandidate
@@ -41,8 +42,21 @@ def rule_order(entries: Sequence[DigestEntry]) -> list[DigestEntry]:
     )
 
 
-def highlight_count(entries: Sequence[DigestEntry]) -> int:
-    return min(HIGHLIGHTS, len(entries))
+@dataclass(frozen=True)
+class HighlightRange:
+    """How many highlights: asked for `asked`, at least `least` (topped up), at most `most`."""
+
+    asked: int = HIGHLIGHTS
+    least: int = MIN_HIGHLIGHTS
+    most: int = HIGHLIGHTS
+
+
+DAY = HighlightRange()
+WEEK = HighlightRange(asked=8, least=5, most=10)  # a week's 5-10
+
+
+def highlight_count(entries: Sequence[DigestEntry], span: HighlightRange = DAY) -> int:
+    return min(span.asked, len(entries))
 
 
 def candidates(entries: Sequence[DigestEntry]) -> list[DayCandidate]:
@@ -69,7 +83,7 @@ def inputs_key(shown: Sequence[DayCandidate], model: str, prompt_version: str) -
 
 
 def checked_highlights(
-    picked: Sequence[object], entries: Sequence[DigestEntry]
+    picked: Sequence[object], entries: Sequence[DigestEntry], span: HighlightRange = DAY
 ) -> tuple[list[int], str]:
     """The model's picks that are PRs of this day, in its order, without repeats, at most
     `HIGHLIGHTS`; topped up by the rule to at least `MIN_HIGHLIGHTS` (or the whole day, when
@@ -80,17 +94,17 @@ def checked_highlights(
         if isinstance(value, int) and not isinstance(value, bool) and value in day:
             if value not in kept:
                 kept.append(value)
-    kept = kept[:HIGHLIGHTS]
-    wanted = min(MIN_HIGHLIGHTS, len(entries))
+    kept = kept[: span.most]
+    wanted = min(span.least, len(entries))
     if len(kept) >= wanted:
         return kept, PICKED_BY_MODEL
     filled = kept + [e.pr.number for e in rule_order(entries) if e.pr.number not in kept]
     return filled[: max(wanted, len(kept))], PICKED_BY_MODEL_AND_RULE if kept else PICKED_BY_RULE
 
 
-def rule_highlights(entries: Sequence[DigestEntry]) -> list[int]:
+def rule_highlights(entries: Sequence[DigestEntry], span: HighlightRange = DAY) -> list[int]:
     """The highlights when the model could not be asked or did not answer."""
-    return [e.pr.number for e in rule_order(entries)[: highlight_count(entries)]]
+    return [e.pr.number for e in rule_order(entries)[: highlight_count(entries, span)]]
 
 
 def folded_areas(

@@ -5,11 +5,12 @@ from __future__ import annotations
 from datetime import tzinfo
 
 from bot.core.models import Digest, DigestEntry
+from bot.digest.glance import GlancePR, glance
 
 
 def digest_json(digest: Digest) -> dict:
     window = digest.window
-    return {
+    data = {
         "repo": digest.repo,
         "display_name": digest.display_name,
         "date": window.day.isoformat(),
@@ -24,6 +25,36 @@ def digest_json(digest: Digest) -> dict:
         },
         "pull_requests": [entry_json(e, window.start.tzinfo) for e in digest.entries],
     }
+    if digest.overview is not None:
+        data["overview"] = overview_json(digest)
+    return data
+
+
+def overview_json(digest: Digest) -> dict:
+    """The day at a glance: the counts, the highlights in rank order (a same-day revert pair
+    as one, with `reverted_by`), the same-day reverts not highlighted, and the areas."""
+    view = glance(digest)
+    c = view.counts
+    return {
+        "counts": {
+            "merged": c.merged, "substantial": c.substantial, "trivial": c.trivial,
+            "without_summary": c.unsummarized, "contributors": c.contributors,
+        },
+        "picked_by": view.picked_by,
+        "highlights": [_item_json(item) for item in view.highlights],
+        "same_day_reverts": [_item_json(item) for item in view.reverts],
+        "areas": [
+            {"name": a.name, "count": a.count, "numbers": list(a.numbers)} for a in view.areas
+        ],
+    }  # fmt: skip
+
+
+def _item_json(item: GlancePR) -> dict:
+    by = item.reverted_by
+    return {
+        "number": item.number, "headline": item.headline, "title": item.title,
+        "url": item.url, "reverted_by": by.number if by else None,
+    }  # fmt: skip
 
 
 def entry_json(entry: DigestEntry, tz: tzinfo | None) -> dict:
@@ -43,11 +74,18 @@ def entry_json(entry: DigestEntry, tz: tzinfo | None) -> dict:
             for f in pr.files
         ],
         "type": summary.change_type.value if summary else None,
+        "area": entry.area,
+        "related": [
+            {"kind": r.kind.value, "number": r.number, "title": r.title, "url": r.url,
+             "merged_day": r.merged_day, "same_day": r.same_day}
+            for r in entry.related
+        ],
         "summary": None,
         "error": entry.error,
     }  # fmt: skip
     if summary:
         data["summary"] = {
+            "headline": summary.sections.headline,
             "what_changed": summary.sections.what_changed,
             "technical_impact": summary.sections.technical_impact,
             "potential_risks": summary.sections.potential_risks,

@@ -11,11 +11,12 @@ import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import timedelta
+from datetime import date, timedelta
 
 from bot.core.clock import utcnow
-from bot.core.day_window import is_complete
+from bot.core.day_window import day_window, is_complete
 from bot.core.errors import PRDigestError
+from bot.core.filters import parse_filter_args
 from bot.core.models import (
     ChangeType,
     DayOverview,
@@ -26,13 +27,19 @@ from bot.core.models import (
     PullRequest,
     RelatedPR,
     SummarySections,
+    WeekDay,
+    WeekInfo,
+    post_day_key,
 )
 from bot.core.reverts import is_revert
 from bot.digest.areas import AreaMap, area_of, group_areas
+from bot.digest.filtering import code, filtered
 from bot.digest.github_source import GitHubSource, RepoInfo
 from bot.digest.overview import (
-    MIN_HIGHLIGHTS,
+    DAY,
     PICKED_BY_RULE,
+    WEEK,
+    HighlightRange,
     candidates,
     checked_highlights,
     folded_areas,
@@ -40,6 +47,7 @@ from bot.digest.overview import (
     inputs_key,
     rule_highlights,
 )
+from bot.digest.ownership import CodeOwnersReader
 from bot.digest.related import find_related
 from bot.ports.summarizer import LLMCall, Revision, SummarizeError, Summarizer
 from bot.store.base import StorageError
@@ -49,6 +57,8 @@ from summarizer.prompt import scrub_sections
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]  # (done, total)
+WeekProgress = Callable[[date, int, int], None]  # (day, done, total)
+WEEK_SCOPE = "week"
 SummarizerFactory = Callable[[Callable[[LLMCall], None]], Summarizer]
 
 
@@ -70,6 +80,7 @@ class DigestService:
         self._fetching: dict[tuple[str, int], asyncio.Future[PullRequest]] = {}
         self._logging: set[asyncio.Future[None]] = set()  # LLM calls being written
         self._log_failure: BaseException | None = None  # the first log write that failed
+        self._owners: CodeOwnersReader | None = None
 
     @property
     def source(self) -> GitHubSource:
@@ -136,9 +147,76 @@ class DigestService:
             recent_flags=await self.store.aio.flag_count_since(utcnow() - timedelta(days=1), repo),
         )
 
+    # -- a subscription's part of a day -----------------------------------------------------
+
+    async def part(
+        self, repo: str, window: DayWindow, filters: str = "", *, bots: frozenset[str] = frozenset()
+    ) -> Digest:
+        """The digest of the PRs `filters` (the chat form, "paths:a/** types:substantial")
+        keeps, at a glance. The whole day is built first and shared: ten filtered
+        subscriptions of a repository cost one fetch and one summary per PR, and each at most
+        its own overview call."""
+        day = await self.digest(repo, window)
+        flt = parse_filter_args(filters)
+        if flt.is_empty:
+            return await self.at_a_glance(day)
+        owners = await self.owners.owners(day.repo) if flt.needs_codeowners else None
+        return await self.at_a_glance(filtered(day, flt, owners, bots))
+
+    async def week(
+        self,
+        repo: str,
+        first: date,
+        tz_name: str,
+        filters: str = "",
+        *,
+        bots: frozenset[str] = frozenset(),
+        progress: WeekProgress | None = None,
+    ) -> Digest:
+        """The weekly rollup of the seven days from `first`: the days not built yet are built
+        first (`progress(day, done, total)` follows each), the days already built cost no
+        per-PR call; the rollup itself is one overview call, cached like a day's."""
+        flt = parse_filter_args(filters)
+        owners = None
+        entries: list[DigestEntry] = []
+        days: list[WeekDay] = []
+        total = 0
+        for offset in range(7):
+            day = first + timedelta(days=offset)
+            tick = (lambda done, n, day=day: progress(day, done, n)) if progress else None
+            built = await self.digest(repo, day_window(day, tz_name), progress=tick)
+            repo = built.repo
+            if flt.needs_codeowners and owners is None:
+                owners = await self.owners.owners(repo)
+            part = filtered(built, flt, owners, bots)
+            entries.extend(part.entries)
+            days.append(WeekDay(day, len(part.entries)))
+            total += len(built.entries)
+        entries.sort(key=_newest_first)
+        start, end = day_window(first, tz_name), day_window(days[-1].day, tz_name)
+        window = DayWindow(day=first, tz_name=tz_name, start=start.start, end=end.end)
+        rollup = Digest(
+            repo=repo,
+            display_name=self.display_names(repo),
+            window=window,
+            entries=tuple(entries),
+            scope=post_day_key(WEEK_SCOPE, flt.to_args()) if not flt.is_empty else WEEK_SCOPE,
+            scope_total=total if not flt.is_empty else 0,
+            scope_clause=flt.clause(code=code),
+            week=WeekInfo(tuple(days)),
+        )
+        return await self.at_a_glance(rollup, WEEK)
+
+    @property
+    def owners(self) -> CodeOwnersReader:
+        """Each repository's CODEOWNERS, read from GitHub at most once a day."""
+        if self._owners is None:
+            self._owners = CodeOwnersReader(self.store, lambda: self.source)
+        return self._owners
+
     # -- the day at a glance -----------------------------------------------------------------
 
-    async def at_a_glance(self, digest: Digest) -> Digest:
+    async def at_a_glance(self, digest: Digest, span: HighlightRange = DAY) -> Digest:
         """The digest with each PR's area and related PRs, and the day's overview: the areas
         and the highlights (one LLM call per day, cached with the day's inputs)."""
         entries = [replace(e, area=area_of(e.pr, self.area_map)) for e in digest.entries]
@@ -147,7 +225,7 @@ class DigestService:
         areas = folded_areas(group_areas(entries), [e.pr.number for e in entries])
         area = {n: group.name for group in areas for n in group.numbers}
         entries = [replace(e, area=area.get(e.pr.number, e.area)) for e in entries]
-        highlights, picked_by = await self._highlights(digest, entries)
+        highlights, picked_by = await self._highlights(digest, entries, span)
         overview = DayOverview(tuple(highlights), areas, picked_by)
         return replace(digest, entries=tuple(entries), overview=overview)
 
@@ -157,9 +235,7 @@ class DigestService:
         """Reverts and follow-ups, from the store (and at most one GitHub call per PR they
         name); links are a bonus, so anything but a full disk leaves them out instead."""
         try:
-            return await find_related(
-                entries, window, store=self.store, fetch_pr=self.pull_request
-            )
+            return await find_related(entries, window, store=self.store, fetch_pr=self.pull_request)
         except StorageError:
             raise
         except Exception:  # noqa: BLE001 - a digest without its links still posts
@@ -167,33 +243,33 @@ class DigestService:
             return {}
 
     async def _highlights(
-        self, digest: Digest, entries: list[DigestEntry]
+        self, digest: Digest, entries: list[DigestEntry], span: HighlightRange
     ) -> tuple[list[int], str]:
         """The model's ranking of the day, checked by code; the rule's when it fails."""
-        if len(entries) <= MIN_HIGHLIGHTS:
-            return rule_highlights(entries), PICKED_BY_RULE  # every PR is a highlight
+        if len(entries) <= span.least:
+            return rule_highlights(entries, span), PICKED_BY_RULE  # every PR is a highlight
         summarizer = await self.summarizer()
         shown = candidates(entries)
         key = inputs_key(shown, summarizer.model, summarizer.prompt_version)
-        day, tz_name = digest.window.day.isoformat(), digest.window.tz_name
+        day, tz_name = digest.post_day, digest.window.tz_name
         cached = await self.store.aio.get_overview(digest.repo, day, tz_name, key)
         if cached is not None:
             return cached
         try:
             picked = await summarizer.pick_highlights(
-                digest.repo, day, shown, highlight_count(entries)
+                digest.repo, day, shown, highlight_count(entries, span)
             )
         except SummarizeError as exc:
             log.warning("overview of %s %s failed: %s; the rule picks", digest.repo, day, exc)
             await self._logged()
-            return rule_highlights(entries), PICKED_BY_RULE
+            return rule_highlights(entries, span), PICKED_BY_RULE
         except StorageError:
             raise
         except Exception:  # noqa: BLE001 - the overview must never stop a digest
             log.exception("overview of %s %s failed unexpectedly", digest.repo, day)
-            return rule_highlights(entries), PICKED_BY_RULE
+            return rule_highlights(entries, span), PICKED_BY_RULE
         await self._logged()
-        numbers, picked_by = checked_highlights(picked, entries)
+        numbers, picked_by = checked_highlights(picked, entries, span)
         await self.store.aio.save_overview(
             digest.repo, day, tz_name, key, numbers, picked_by, summarizer.model
         )

@@ -31,13 +31,15 @@ from bot.chat.styles import DigestStyles
 from bot.core.clock import utcnow
 from bot.core.day_window import day_window, parse_day, time_of_day, zone
 from bot.core.errors import ConfigurationError, UserInputError
-from bot.core.models import Digest, Subscription
+from bot.core.models import Digest, Subscription, post_day_key
 from bot.core.post_times import (
     digest_day,
+    is_weekly,
     latest_post,
     next_post,
     parse_target,
     post_instant,
+    step,
     subscription_key,
 )
 from bot.core.pr_ref import parse_repo
@@ -328,8 +330,12 @@ class DigestScheduler:
         latest = digest_day(sub, latest_post(sub, now))
         first = self._first_days.get(key, latest)
         days = []
-        for back in range(self.settings.catchup_days):
-            day = latest - timedelta(days=back)
+        # A weekly rollup catches up its last missed week (or more, with a long catch-up).
+        count = (
+            -(-self.settings.catchup_days // 7) if is_weekly(sub) else self.settings.catchup_days
+        )
+        for back in range(max(1, count)):
+            day = latest - back * step(sub)
             if day < first:
                 break
             if not self._is_posted(sub, day):
@@ -348,7 +354,8 @@ class DigestScheduler:
         repo = self._canonical.get(sub.repo.lower(), sub.repo)
         numbers = self.service.store.get_day(repo, day_window(day, sub.tz_name))
         poster = self.posters[sub.platform]
-        if poster.fully_posted(sub.channel, repo, day.isoformat(), numbers) is None:
+        key_day = posted_key(sub, day)
+        if poster.fully_posted(sub.channel, repo, key_day, numbers) is None:
             return False
         self._done.add(key)
         return True
@@ -401,7 +408,7 @@ class DigestScheduler:
         if not await self._take_lease():
             log.info("skip sub=%s day=%s reason=lease held elsewhere", _sub_label(sub), day)
             return None
-        outcome = await poster.post(sub.channel, digest)
+        outcome = await poster.post(sub.channel, digest, quiet=sub.quiet)
         late = (self.clock() - post_instant(sub, day)).total_seconds()
         log.info(
             "posted sub=%s day=%s status=%s replies=%d late_s=%.1f link=%s",
@@ -419,7 +426,7 @@ class DigestScheduler:
         task = self._builds.get(key)
         if task is None:
             task = self._spawn(
-                self.service.digest(repo, day_window(day, sub.tz_name), glance=True),
+                self.service.digest(repo, day_window(day, sub.tz_name)),
                 f"build {repo} {day}",
                 awaited=True,
             )
@@ -427,7 +434,22 @@ class DigestScheduler:
             task.add_done_callback(lambda _: self._builds.pop(key, None))
         digest = await asyncio.shield(task)
         self._canonical[sub.repo.lower()] = digest.repo
-        return DigestStyles(self.settings).of(digest, sub)
+        styles = DigestStyles(self.settings)
+        if is_weekly(sub):  # the rollup of the seven days ending with `day`
+            first = day - timedelta(days=6)
+            rollup = await self.service.week(
+                digest.repo, first, sub.tz_name, sub.filters, bots=styles.bots
+            )
+            return styles.of(rollup, sub)
+        # The day is built (and stored) once for every subscription of the repository; each
+        # takes its part from the store, with its own overview.
+        if sub.filters:
+            part = await self.service.part(
+                digest.repo, digest.window, sub.filters, bots=styles.bots
+            )
+        else:
+            part = await self.service.at_a_glance(digest)
+        return styles.of(part, sub)
 
     async def _wait_until(self, instant: datetime) -> None:
         while (remaining := (instant - self.clock()).total_seconds()) > 0:
@@ -457,6 +479,14 @@ class DigestScheduler:
         if self._catch_up_task is None or self._catch_up_task.done():
             self._catch_up_task = self._spawn(self.catch_up(), "catch-up")
         return self._catch_up_task
+
+
+def posted_key(sub: Subscription, day: date) -> str:
+    """The posts-table day key of `sub`'s post for `day` (a weekly one: the week ending it)."""
+    if is_weekly(sub):
+        first = (day - timedelta(days=6)).isoformat()
+        return post_day_key(first, post_day_key("week", sub.filters))
+    return post_day_key(day.isoformat(), sub.filters)
 
 
 # -- `prdigest post` -----------------------------------------------------------------------------
@@ -493,8 +523,16 @@ async def post_once(
                 f"A `prdigest run` ({holder}) is posting the schedule on this "
                 "database; let it post, or stop it first."
             )
-        digest = await service.digest(sub.repo, day_window(the_day, sub.tz_name), glance=True)
-        outcome = await poster.post(channel, DigestStyles(settings).of(digest, sub))
+        styles = DigestStyles(settings)
+        window = day_window(the_day, sub.tz_name)
+        if is_weekly(sub):  # the week ending with `the_day`
+            first = the_day - timedelta(days=6)
+            digest = await service.week(sub.repo, first, sub.tz_name, sub.filters, bots=styles.bots)
+        elif sub.filters:
+            digest = await service.part(sub.repo, window, sub.filters, bots=styles.bots)
+        else:
+            digest = await service.at_a_glance(await service.digest(sub.repo, window))
+        outcome = await poster.post(channel, styles.of(digest, sub), quiet=sub.quiet)
     finally:
         await asyncio.to_thread(lease.release)
         lease.close()

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 from bot.core.day_window import parse_hhmm, zone
 from bot.core.errors import ConfigurationError, PRDigestError
+from bot.core.filters import FILTER_KEYS, FilterConfigError, SubscriptionFilter
 from bot.core.models import Platform, Subscription, TrivialStyle
 from bot.core.post_times import parse_target, subscription_key
 from bot.core.pr_ref import parse_repo
@@ -34,8 +35,14 @@ T = TypeVar("T")
 
 # -- prdigest.toml and the environment -------------------------------------------------------
 
-_SUBSCRIPTION_KEYS = ("repo", "to", "post_time", "timezone", "display_name", "trivial_style")
-_DEFAULT_KEYS = ("post_time", "timezone", "trivial_style")
+_SUBSCRIPTION_KEYS = (
+    "repo", "to", "post_time", "timezone", "display_name", "trivial_style", "quiet", "schedule",
+    "weekday", *FILTER_KEYS,
+)  # fmt: skip
+_DEFAULT_KEYS = ("post_time", "timezone", "trivial_style", "quiet")
+QUIET_CHOICES = ("post", "skip")
+SCHEDULES = ("daily", "weekly")
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _STYLE_CHOICES = "trivial_style must be full, compact or grouped"
 _TOML_POSITION = re.compile(
     r"^(?P<reason>.*?)\s*\(at (?:line (?P<line>\d+), column (?P<col>\d+)|end of document)\)$"
@@ -177,6 +184,22 @@ class _ConfigReader:
         style, line = text("trivial_style", "full")
         if style not in set(TrivialStyle):
             raise self.error(line, f"{_STYLE_CHOICES}, not {style[:20]!r}")
+        quiet, line = text("quiet", "post")
+        if quiet not in QUIET_CHOICES:
+            raise self.error(line, f'quiet must be "post" or "skip", not {quiet[:20]!r}')
+        schedule, line = text("schedule", "daily")
+        if schedule not in SCHEDULES:
+            raise self.error(line, f'schedule must be "daily" or "weekly", not {schedule[:20]!r}')
+        weekday, line = text("weekday", "monday")
+        if weekday.lower() not in WEEKDAYS:
+            raise self.error(line, f"weekday must be a day such as monday, not {weekday[:20]!r}")
+        try:
+            filters = SubscriptionFilter.from_config(
+                {key: entry[key] for key in FILTER_KEYS if key in entry}
+            )
+        except FilterConfigError as exc:
+            line = self.lines.line("subscription", index, exc.key)
+            raise self.error(line, str(exc)) from None
         display_name = entry.get("display_name")
         if display_name is not None and (
             not isinstance(display_name, str) or not display_name.strip()
@@ -192,6 +215,10 @@ class _ConfigReader:
                 tz_name=tz_name,
                 display_name=display_name.strip() if display_name else None,
                 trivial_style=TrivialStyle(style),
+                filters=filters.to_args(),
+                quiet=quiet,
+                schedule=schedule,
+                weekday=weekday.lower(),
             )
             for platform, channel in parsed
         ]

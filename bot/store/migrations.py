@@ -266,3 +266,21 @@ def m007_day_at_a_glance(db: Database) -> None:
     # Whether a number a PR's text refers to is a PR, learned with at most one GitHub call:
     # a reference to an issue is remembered as not a PR, so it is never asked about again.
     db["not_prs"].create({"repo": str, "number": int, "checked_at": str}, pk=("repo", "number"))
+
+
+@migrations()
+def m008_filters_and_weeks(db: Database) -> None:
+    # A subscription's filters (as typed in chat, canonical: "paths:a/**", "" for none), what
+    # a quiet day posts ("post" or
+    # "skip"), and how often it posts ("daily", or "weekly" on `weekday`).
+    subscriptions = db["subscriptions"]
+    subscriptions.add_column("filters", str)
+    subscriptions.add_column("quiet", str)
+    subscriptions.add_column("schedule", str)
+    subscriptions.add_column("weekday", str)
+    # A repository's CODEOWNERS as read on one (UTC) day: read at most once a day. `path` is
+    # NULL when the repository has none, which is remembered for the day too.
+    db["codeowners"].create(
+        {"repo": str, "fetched_day": str, "path": str, "text": str},
+        pk=("repo", "fetched_day"),
+    )

@@ -22,6 +22,7 @@ from sqlite_utils import Database
 
 from bot.core.errors import ConfigurationError
 from bot.store.base import StorageError, Tables, clear_storage_errors, is_busy
+from bot.store.codeowners import CodeOwnersTables
 from bot.store.flags import FlagTables
 from bot.store.llm_calls import LLMCallTables
 from bot.store.migrations import migrations
@@ -43,14 +44,22 @@ READS = frozenset(
     llm_call_count digest_post digest_posts post_by_message post_kind post_attempted
     unfinished_digests unposted_revisions get_flag revisions_since flagged_summary_ids
     flags_of revision_flagger user_flags_since active_flags flag_count_since
-    get_overview earlier_reply
+    get_overview earlier_reply get_codeowners
     get list all seen_at""".split()  # the last four: SubscriptionStore's
 )
 
 T = TypeVar("T")
 
 
-class Store(PRTables, SummaryTables, LLMCallTables, PostTables, FlagTables, OverviewTables):
+class Store(
+    PRTables,
+    SummaryTables,
+    LLMCallTables,
+    PostTables,
+    FlagTables,
+    OverviewTables,
+    CodeOwnersTables,
+):
     def __init__(self, path: str | Path):
         """Open (creating if needed) the database at `path` and bring its schema up to date.
 

@@ -40,6 +40,10 @@ class SubscriptionStore(Tables):
             "tz_name": sub.tz_name,
             "display_name": sub.display_name,
             "trivial_style": sub.trivial_style,
+            "filters": sub.filters,
+            "quiet": sub.quiet,
+            "schedule": sub.schedule,
+            "weekday": sub.weekday,
         }
         if existing is not None:
             self.db["subscriptions"].update(existing.id, row)
@@ -96,7 +100,15 @@ class SubscriptionStore(Tables):
     @staticmethod
     def _sub(row: dict) -> Subscription:
         style = TrivialStyle(row["trivial_style"] or TrivialStyle.FULL)
-        return from_row(Subscription, row, trivial_style=style)
+        return from_row(
+            Subscription,
+            row,
+            trivial_style=style,
+            filters=row.get("filters") or "",
+            quiet=row.get("quiet") or "post",
+            schedule=row.get("schedule") or "daily",
+            weekday=row.get("weekday") or "monday",
+        )
 
 
 for _name, _method in list(vars(SubscriptionStore).items()):

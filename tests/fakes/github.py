@@ -5,6 +5,7 @@ Usage::
     with FakeGitHub() as srv:
         srv.add_repo("acme/widgets")
         srv.add_pr("acme/widgets", FakePR(number=1, title="Fix bug", merged_at=...))
+        srv.set_file("acme/widgets", ".github/CODEOWNERS", "* @acme/core\n")
         gh = Github(base_url=srv.url, auth=Auth.Token("t"))
 
 Paths are accepted with or without the GitHub Enterprise ``/api/v3`` prefix; URLs inside the
@@ -14,6 +15,7 @@ JSON echo whichever form the request used, because PyGithub follows those URLs (
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import math
 import re
@@ -23,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, unquote, urlencode
 
 from tests.fakes.http_server import FakeHTTPServer, RecordedRequest, Response, reason
 
@@ -32,6 +34,7 @@ DEFAULT_PER_PAGE = 30
 MAX_PER_PAGE = 100
 MAX_PR_FILES = 3000  # GitHub stops listing a PR's files after 3000
 MAX_SEARCH_RESULTS = 1000  # the search API only ever exposes the first 1000 hits
+MAX_INLINE_CONTENT = 1024 * 1024  # the contents API leaves out the content of larger files
 
 _UNSEARCHABLE_MESSAGE = (
     "The listed users and repositories cannot be searched either because the resources do "
@@ -167,10 +170,19 @@ class FakeRepo:
     private: bool = False
     pulls: dict[int, FakePR] = field(default_factory=dict)
     issues: dict[int, FakeIssue] = field(default_factory=dict)
+    # The files of each branch (ref -> path -> bytes); see FakeGitHub.set_file.
+    files: dict[str, dict[str, bytes]] = field(default_factory=dict)
 
     @property
     def full_name(self) -> str:
         return f"{self.owner}/{self.name}"
+
+    def tree(self, ref: str | None) -> dict[str, bytes] | None:
+        """The files of `ref` (the default branch when None), or None for an unknown ref."""
+        ref = ref or self.default_branch
+        if ref == self.default_branch:
+            return self.files.setdefault(ref, {})
+        return self.files.get(ref)
 
 
 @dataclass
@@ -334,6 +346,8 @@ class FakeGitHub(FakeHTTPServer):
         self.route("GET", _REPO + r"/pulls/(?P<number>\d+)", self._get_pull)
         self.route("GET", _REPO + r"/pulls/(?P<number>\d+)/files", self._get_pull_files)
         self.route("GET", _REPO + r"/issues/(?P<number>\d+)", self._get_issue)
+        self.route("GET", _REPO + r"/contents(?:/(?P<path>.*))?", self._get_contents)
+        self.route("GET", _REPO + r"/git/blobs/(?P<sha>[0-9a-fA-F]{40})", self._get_blob)
 
     # -- data loading ----------------------------------------------------------------------
 
@@ -378,6 +392,27 @@ class FakeGitHub(FakeHTTPServer):
                 raise ValueError(f"#{number} is already a pull request in {repo}")
             r.issues[number] = issue
         return issue
+
+    def set_file(
+        self, repo: str, path: str, content: str | bytes | None, *, ref: str | None = None
+    ) -> None:
+        """Put a file in a branch of `repo` (the default branch unless `ref` names another),
+        served by ``GET /repos/{owner}/{repo}/contents/{path}?ref=``; ``None`` removes it."""
+        r = self.repo(repo)
+        path = path.strip("/")
+        if not path:
+            raise ValueError("a file needs a path")
+        with self._data_lock:
+            files = r.files.setdefault(ref or r.default_branch, {})
+            if content is None:
+                files.pop(path, None)
+            else:
+                files[path] = content.encode() if isinstance(content, str) else content
+
+    def contents_requests(self, repo: str | None = None) -> list[RecordedRequest]:
+        """The contents API requests received (for one repository when given)."""
+        prefix = rf"/repos/{re.escape(repo)}" if repo else r"/repos/[^/]+/[^/]+"
+        return [r for r in self.requests if re.search(prefix + r"/contents(/|$)", r.path, re.I)]
 
     # -- fault helpers ---------------------------------------------------------------------
 
@@ -688,6 +723,39 @@ class FakeGitHub(FakeHTTPServer):
             data["previous_filename"] = f.previous_filename
         return data
 
+    def content_json(
+        self, api: str, repo: FakeRepo, ref: str, path: str, data: bytes | None, *, full: bool
+    ) -> dict[str, Any]:
+        """A file (``data``) or directory (``None``) as the contents API shows it; ``full``
+        adds a file's base64 content (left out, ``"encoding": "none"``, over 1 MB)."""
+        is_file = data is not None
+        sha = _blob_sha(data) if data is not None else _sha("tree", repo.full_name, ref, path)
+        qpath = quote(path)
+        url = f"{api}/repos/{repo.full_name}/contents/{qpath}?ref={quote(ref, safe='')}"
+        git_url = f"{api}/repos/{repo.full_name}/git/{'blobs' if is_file else 'trees'}/{sha}"
+        html_url = (
+            f"{self.html_base}/{repo.full_name}/{'blob' if is_file else 'tree'}/{ref}/{qpath}"
+        )
+        body: dict[str, Any] = {
+            "type": "file" if is_file else "dir",
+            "size": len(data) if data is not None else 0,
+            "name": path.rsplit("/", 1)[-1],
+            "path": path,
+            "sha": sha,
+            "url": url,
+            "git_url": git_url,
+            "html_url": html_url,
+            "download_url": (
+                f"{self.html_base}/{repo.full_name}/raw/{ref}/{qpath}" if is_file else None
+            ),
+            "_links": {"self": url, "git": git_url, "html": html_url},
+        }
+        if full and data is not None:
+            inline = len(data) <= MAX_INLINE_CONTENT
+            body["encoding"] = "base64" if inline else "none"
+            body["content"] = _wrapped_base64(data) if inline else ""
+        return body
+
     # -- pagination ------------------------------------------------------------------------
 
     def _page_params(self, req: RecordedRequest) -> tuple[int, int]:
@@ -874,6 +942,58 @@ class FakeGitHub(FakeHTTPServer):
         body = {"total_count": len(hits), "incomplete_results": False, "items": items}
         return Response(200, body, self._link_header(req, page, last_page))
 
+    def _get_contents(self, req: RecordedRequest, m: re.Match[str]) -> Response:
+        if (denied := self._authorized(req)) is not None:
+            return denied
+        repo = self._find_repo(req, m["owner"], m["name"])
+        if repo is None:
+            return _error(404, "Not Found")
+        ref = req.query.get("ref") or repo.default_branch
+        path = unquote(m["path"] or "").strip("/")
+        api = self._api(req)
+        with self._data_lock:
+            tree = repo.tree(ref)
+            if tree is None:
+                return _error(404, f"No commit found for the ref {ref}")
+            files = dict(tree)
+        if path in files:
+            return Response(200, self.content_json(api, repo, ref, path, files[path], full=True))
+        prefix = f"{path}/" if path else ""
+        children: dict[str, bytes | None] = {}
+        for name, data in files.items():
+            if name.startswith(prefix):
+                head, sep, _ = name[len(prefix) :].partition("/")
+                children[prefix + head] = None if sep else data
+        if not children:
+            return _error(404, "Not Found")
+        listing = [
+            self.content_json(api, repo, ref, name, data, full=False)
+            for name, data in sorted(children.items())
+        ]
+        return Response(200, listing)
+
+    def _get_blob(self, req: RecordedRequest, m: re.Match[str]) -> Response:
+        if (denied := self._authorized(req)) is not None:
+            return denied
+        repo = self._find_repo(req, m["owner"], m["name"])
+        if repo is None:
+            return _error(404, "Not Found")
+        sha = m["sha"].lower()
+        with self._data_lock:
+            blobs = {_blob_sha(d): d for tree in repo.files.values() for d in tree.values()}
+        data = blobs.get(sha)
+        if data is None:
+            return _error(404, "Not Found")
+        body = {
+            "sha": sha,
+            "node_id": f"B_{sha[:12]}",
+            "size": len(data),
+            "url": f"{self._api(req)}/repos/{repo.full_name}/git/blobs/{sha}",
+            "content": _wrapped_base64(data),
+            "encoding": "base64",
+        }
+        return Response(200, body)
+
     @staticmethod
     def _items(repo: FakeRepo) -> list[FakePR | FakeIssue]:
         return [*repo.pulls.values(), *repo.issues.values()]
@@ -906,6 +1026,17 @@ def _matches(q: SearchQuery, item: FakePR | FakeIssue) -> bool:
         return False
     item_labels = {label.lower() for label in item.labels}
     return all(label in item_labels for label in q.labels)
+
+
+def _blob_sha(data: bytes) -> str:
+    """Git's object id of a blob, as GitHub shows it in ``sha``."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def _wrapped_base64(data: bytes) -> str:
+    """Base64 in lines of 60 characters, each ending in a newline, as GitHub sends it."""
+    text = base64.b64encode(data).decode()
+    return "".join(text[i : i + 60] + "\n" for i in range(0, len(text), 60))
 
 
 def _error(status: int, message: str) -> Response:

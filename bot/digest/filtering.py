@@ -1,0 +1,43 @@
+"""A subscription's part of a day: the digest of the PRs its filter keeps.
+
+Every filtered subscription of a repository starts from the same built day (one fetch, one
+set of per-PR summaries), so ten filters cost no more summaries than one; each costs at most
+its own overview call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from bot.core.codeowners import CodeOwners
+from bot.core.filters import SubscriptionFilter
+from bot.core.models import Digest
+
+
+def code(value: str) -> str:
+    """A filter value as inline code in the parent's "7 of 52 PRs … touch `…`" line."""
+    return "`" + value.replace("`", "'") + "`"
+
+
+def filtered(
+    digest: Digest,
+    flt: SubscriptionFilter,
+    owners: CodeOwners | None = None,
+    bots: frozenset[str] = frozenset(),
+) -> Digest:
+    """The digest of the PRs `flt` keeps, with what the parent says about the filter; the
+    whole digest, unchanged, for the empty filter."""
+    if flt.is_empty:
+        return digest
+    entries = tuple(
+        e
+        for e in digest.entries
+        if flt.matches(e.pr, e.summary.change_type if e.summary else None, owners, bots)
+    )
+    return replace(
+        digest,
+        entries=entries,
+        scope=flt.to_args(),
+        scope_total=len(digest.entries),
+        scope_clause=flt.clause(code=code),
+    )
