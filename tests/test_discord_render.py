@@ -152,11 +152,13 @@ def test_the_parent_message_names_repo_day_zone_counts_and_tokens():
     message = render.parent_message(digest(entries), flag_emoji="❌")
     assert message.content.split("\n") == [
         f"**vllm** · pull requests merged into `{REPO}` on 2026-02-23 (PST, America/Los_Angeles)",
-        "52 PRs: 50 substantial, 1 trivial, 1 without a summary · 61,200 tokens",
+        "52 PRs: 50 substantial, 1 trivial, 1 without a summary · 1 contributor · 61,200 tokens",
         "One message per PR in the thread, newest merge first. "
         "React with ❌ on a summary that is wrong.",
     ]
-    assert message.embeds == ()
+    (glance,) = message.embeds  # the day at a glance
+    assert glance["title"] == "The day at a glance"
+    assert limit_errors({"content": message.content, "embeds": list(message.embeds)}) == []
     assert render.thread_name(digest(entries)) == "vllm 2026-02-23 · 52 PRs"
 
 

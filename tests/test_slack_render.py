@@ -231,7 +231,7 @@ def test_open_pr_answer_shows_its_state():
     assert "day" not in message.metadata["event_payload"]
 
 
-def test_parent_has_repo_day_zone_counts_tokens_and_top_titles():
+def test_parent_has_repo_day_zone_counts_tokens_highlights_and_areas():
     entries = tuple(
         make_entry(
             n,
@@ -247,13 +247,13 @@ def test_parent_has_repo_day_zone_counts_tokens_and_top_titles():
     assert message.blocks[0]["text"]["text"] == "r merged PRs · 2026-02-23 PST"
     assert "*<https://github.com/o/r|o/r>* · 2026-02-23 (America/Los_Angeles)" in text
     assert (
-        "*13* merged · *4* substantial · *8* trivial · *1* without a summary · 14,400 tokens"
-        in text
+        "*13* merged · *4* substantial · *8* trivial · *1* without a summary · *1* contributor"
+        " · 14,400 tokens" in text
     )
-    # substantial first (12, 9, 6, 3), then the rest newest first
-    titles = re.findall(r"\|#(\d+)>", text)
-    assert titles == ["12", "9", "6", "3", "11"]
-    assert "…and 8 more in the thread" in text
+    # Without an overview the rule picks: substantial first, then the rest newest first.
+    highlights = next(b["text"]["text"] for b in message.blocks if "*Highlights*" in str(b))
+    assert re.findall(r"\|#(\d+)>", highlights) == ["12", "9", "6", "3", "11"]
+    assert "• *Other* (13): #12, #11, #10" in text
     assert ":x:" in text
     assert message.text == "r: 13 PRs merged on 2026-02-23 (PST), 4 substantial, 8 trivial"
     assert message.metadata["event_payload"] == {

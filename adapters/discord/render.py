@@ -14,12 +14,30 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import tzinfo
 from typing import Any
 
 from bot.core.models import ChangeType, Digest, DigestEntry
 from bot.digest import text as shared_text
+from bot.digest.glance import (
+    Glance,
+    GlanceArea,
+    GlanceDay,
+    GlancePR,
+    empty_note,
+    glance,
+    number_list,
+    plural,
+    related_phrase,
+    related_target,
+    scope_filters,
+    scope_note,
+    span_text,
+    week_days,
+    week_title,
+)
 from bot.digest.text import code_span, merged_time, prefix
 
 MAX_CONTENT = 2000
@@ -33,6 +51,19 @@ MAX_EMBEDS = 10
 MAX_MESSAGE_EMBEDS_TOTAL = 6000
 MAX_THREAD_NAME = 100
 MAX_FILES_LISTED = 15
+MAX_GLANCE_TEXT = 150  # characters of a headline, title or area name in the parent
+MAX_AREA_NUMBERS = 200  # an area's "#12, #11, …" before its replies exist
+MAX_HIGHLIGHTS_TEXT = 2400  # the parent's embed: highlights, then areas in what is left of 4096
+MAX_HEADLINE = 1000  # a reply's headline (one sentence; a longer one is cut)
+MAX_RELATED_TITLE = 120
+MAX_GROUP_LINE = 600
+MAX_NOTE = 600  # a filtered digest's "7 of 52 PRs … touch `…`" line
+MAX_FIRST_LINE = 600  # the parent's identifying first line
+MAX_WEEK_DAYS = 1000  # a rollup's days, each linked to the day's thread (else not linked)
+MAX_WEEK_AREAS = 1800  # a rollup's areas; its highlights and reverts get the rest of 6000
+MIN_WEEK_REVERTS = 400
+GLANCE_TITLE = "The day at a glance"
+GROUP_TITLE = "Small changes"
 
 COLOURS = {ChangeType.SUBSTANTIAL: 0x5865F2, ChangeType.TRIVIAL: 0x99AAB5}
 FAILED_COLOUR = 0xED4245
@@ -42,6 +73,9 @@ _PART_RESERVE = len(" · part 999 of 999")
 _EVERYONE = re.compile(r"@(everyone|here)", re.IGNORECASE)
 _MENTION = re.compile(r"<(@[!&]?|#)(\d+)>")
 _MASKED_LINK = re.compile(r"\[([^\]\n]*)\]\(")
+_SCHEME = re.compile(r"\b[a-z][a-z0-9+.-]*:(?=//)", re.IGNORECASE)
+_MARKDOWN = re.compile(r"([\\*_~|`\[\]])")
+_GROUP_TAIL = r" · \d+ PRs?(?: \(part (?P<part>\d+) of \d+\))?$"
 
 
 @dataclass(frozen=True)
@@ -69,6 +103,20 @@ def sanitize(text: str | None) -> str:
     return _MASKED_LINK.sub(lambda m: f"[{m.group(1)}]\u200b(", value)
 
 
+def literal(text: str | None) -> str:
+    """Sanitized text with Markdown's markup escaped, so a title or an area name shows as
+    written even inside a link's label or next to our own bold and links; a URL in it is
+    shown, never made a link (a zero-width space after its scheme)."""
+    value = _MARKDOWN.sub(r"\\\1", sanitize(" ".join((text or "").split())))
+    return _SCHEME.sub(lambda m: m.group(0) + "\u200b", value)
+
+
+def masked_link(url: str, label: str) -> str:
+    """`[label](url)` for an embed, built by us: the label is ours or `literal()` text, the
+    URL a PR's page or one of our messages."""
+    return f"[{label}]({url})"
+
+
 # The one split_text, counting as Discord does.
 split_text = functools.partial(shared_text.split_text, measure=text_length)
 
@@ -85,47 +133,212 @@ def clip(text: str, limit: int) -> str:
 
 def _day_label(digest: Digest) -> str:
     window = digest.window
+    if digest.week is not None:
+        return f"{span_text(digest, 'to')} ({window.tz_name})"
     return f"{window.day.isoformat()} ({window.tz_abbrev}, {window.tz_name})"
 
 
 def parent_first_line(digest: Digest) -> str:
-    """The line that identifies a digest's parent (or empty-day) message in a channel."""
+    """The line that identifies a digest's parent (or empty-day) message in a channel: one
+    per repo, day and scope, so crash recovery never takes a filtered digest or a weekly
+    rollup for the whole day's (whose line is what it always was). A filtered digest's ends
+    with ` · ` and its filter; a rollup's says so, with its first and last day."""
     name, repo, day = sanitize(digest.display_name), digest.repo, _day_label(digest)
+    filters = scope_filters(digest)
+    suffix = f" · {code_span(sanitize(filters))}" if filters else ""
+    span = "from" if digest.week is not None else "on"
     if not digest.entries:
-        return f"**{name}** · no pull requests were merged into `{repo}` on {day}."
-    return f"**{name}** · pull requests merged into `{repo}` on {day}"
+        which = "matching pull requests" if digest.scope_clause else "pull requests"
+        line = f"**{name}** · no {which} were merged into `{repo}` {span} {day}"
+        return f"{line}{suffix}" if suffix else f"{line}."
+    if digest.week is not None:
+        return (
+            f"**{name}** · weekly rollup of pull requests merged into `{repo}` from {day}{suffix}"
+        )
+    return f"**{name}** · pull requests merged into `{repo}` on {day}{suffix}"
 
 
 def parent_message(digest: Digest, flag_emoji: str | None = None) -> Message:
-    """The channel message a digest's thread hangs from: repo, day and zone, counts, tokens."""
-    counts = [
-        f"{digest.count(ChangeType.SUBSTANTIAL)} substantial",
-        f"{digest.count(ChangeType.TRIVIAL)} trivial",
-    ]
-    if digest.failed:
-        counts.append(f"{len(digest.failed)} without a summary")
-    total = len(digest.entries)
+    """The channel message a digest's thread hangs from: the identifying first line, the
+    counts and tokens, what a filter kept ("7 of 52 PRs … touch `…`"), how to flag; and the
+    day at a glance in an embed (`glance_embed`). A weekly rollup's is `week_parent_message`."""
+    if digest.week is not None:
+        return week_parent_message(digest, flag_emoji)
+    view = glance(digest)
+    c = view.counts
+    counts = [f"{c.substantial} substantial", f"{c.trivial} trivial"]
+    if c.unsummarized:
+        counts.append(f"{c.unsummarized} without a summary")
     lines = [
-        clip(parent_first_line(digest), 600),
-        f"{total} PR{'s' if total != 1 else ''}: {', '.join(counts)} · "
-        f"{digest.usage.total_tokens:,} tokens",
+        clip(parent_first_line(digest), MAX_FIRST_LINE),
+        f"{plural(c.merged, 'PR')}: {', '.join(counts)} · "
+        f"{plural(c.contributors, 'contributor')} · {c.tokens:,} tokens",
         "One message per PR in the thread, newest merge first.",
     ]
+    if digest.grouped_entries:
+        small = plural(len(digest.grouped_entries), "small change")
+        lines[-1] = (
+            f"One message per PR in the thread, newest merge first, and one listing {small}."
+        )
     if digest.recent_flags:
         count = digest.recent_flags
         lines.insert(2, f"{count} summar{'y' if count == 1 else 'ies'} flagged in the last day")
+    note = scope_note(digest)
+    if note:
+        lines.insert(2, clip(sanitize(note), MAX_NOTE))
     if flag_emoji:
         lines[-1] += f" React with {flag_emoji} on a summary that is wrong."
-    return Message(content=clip("\n".join(lines), MAX_CONTENT))
+    embeds = (glance_embed(digest, view),) if digest.entries else ()
+    return Message(content=clip("\n".join(lines), MAX_CONTENT), embeds=embeds)
+
+
+def week_parent_message(digest: Digest, flag_emoji: str | None = None) -> Message:
+    """A weekly rollup's parent: the identifying first line, the counts (and the filter), how
+    to flag; then two embeds, within 6000 characters together whatever the week: the week
+    (its PRs by day, each day linked to its thread when there is one, and by area, each
+    linked to its reply once it exists), and its highlights and the reverts within it."""
+    assert digest.week is not None
+    view = glance(digest)
+    c = view.counts
+    counts = [f"{c.substantial} substantial", f"{c.trivial} trivial"]
+    if c.unsummarized:
+        counts.append(f"{c.unsummarized} without a summary")
+    lines = [
+        clip(parent_first_line(digest), MAX_FIRST_LINE),
+        f"{plural(c.merged, 'PR')}: {', '.join(counts)} · {plural(c.contributors, 'contributor')}",
+    ]
+    note = scope_note(digest)
+    if note:
+        lines.append(clip(sanitize(note), MAX_NOTE))
+    if digest.recent_flags:
+        count = digest.recent_flags
+        lines.append(f"{count} summar{'y' if count == 1 else 'ies'} flagged in the last day")
+    last = "One message per area in the thread, one line per PR."
+    if flag_emoji:
+        last += f" To flag a summary, run /prsummary <number> and react to the answer with {flag_emoji}."
+    lines.append(last)
+    content = clip("\n".join(lines), MAX_CONTENT)
+    if not digest.entries:
+        return Message(content=content)
+
+    parts = [days_text(week_days(digest))]
+    if view.areas:
+        parts.append(areas_text(view, "**By area**", MAX_WEEK_AREAS, numbers=False))
+    week = {
+        "title": clip(sanitize(week_title(digest)), MAX_TITLE),
+        "description": "\n\n".join(parts),
+        "color": COLOURS[ChangeType.SUBSTANTIAL],
+    }
+    room = min(MAX_DESCRIPTION, MAX_MESSAGE_EMBEDS_TOTAL - embed_size(week))
+    parts = []
+    if view.highlights:
+        limit = min(MAX_HIGHLIGHTS_TEXT, room - (MIN_WEEK_REVERTS if view.reverts else 0))
+        lines = [_highlight_line(item) for item in view.highlights]
+        parts.append(bounded_lines("**Highlights**", lines, limit, _more_items))
+    if view.reverts:
+        limit = room - sum(text_length(p) + 2 for p in parts)
+        lines = [_highlight_line(item) for item in view.reverts]
+        parts.append(bounded_lines("**Reverted within the week**", lines, limit, _more_items))
+    embeds = [week]
+    if parts:
+        embeds.append({"description": "\n\n".join(parts), "color": COLOURS[ChangeType.SUBSTANTIAL]})
+    return Message(content=content, embeds=tuple(embeds))
+
+
+def days_text(days: tuple[GlanceDay, ...]) -> str:
+    """`**By day**` and `Mon 02-23: 12 · Tue 02-24: 8 · …`, each day linked to its thread when
+    it has one (and the links fit in `MAX_WEEK_DAYS`)."""
+
+    def label(day: GlanceDay, linked: bool) -> str:
+        return masked_link(day.link, day.label) if linked and day.link else day.label
+
+    text = " · ".join(f"{label(d, True)}: {d.count}" for d in days)
+    if text_length(text) > MAX_WEEK_DAYS:
+        text = " · ".join(f"{label(d, False)}: {d.count}" for d in days)
+    return f"**By day**\n{text}"
+
+
+def areas_text(view: Glance, title: str, limit: int, *, numbers: bool = True) -> str:
+    """`title` and one line per area with its count (a link to its reply once it exists, else
+    with `numbers` its PR numbers), within `limit`; the areas left out summed up in one line."""
+    areas = view.areas
+
+    def more(n: int) -> str:
+        prs = sum(a.count for a in areas[len(areas) - n :])
+        return f"*…and {plural(n, 'more area')} ({plural(prs, 'PR')})*"
+
+    lines = [_area_line(area, numbers=numbers) for area in areas]
+    return bounded_lines(title, lines, limit, more)
+
+
+def glance_embed(digest: Digest, view: Glance | None = None) -> dict[str, Any]:
+    """The day at a glance as one embed: the highlights (each linked to its reply once
+    there is one, else to the PR), same-day reverts, and every PR's area with its count."""
+    view = view or glance(digest)
+    parts = []
+    if view.items:
+        lines = [_highlight_line(item) for item in view.items]
+        parts.append(bounded_lines("**Highlights**", lines, MAX_HIGHLIGHTS_TEXT, _more_items))
+    room = MAX_DESCRIPTION - sum(text_length(p) + 2 for p in parts)
+    if view.areas:
+        parts.append(areas_text(view, "**Areas**", room))
+    return {
+        "title": GLANCE_TITLE,
+        "description": clip("\n\n".join(parts), MAX_DESCRIPTION) or "—",
+        "color": COLOURS[ChangeType.SUBSTANTIAL],
+    }
+
+
+def _more_items(n: int) -> str:
+    return f"*…and {n} more*"
+
+
+def _highlight_line(item: GlancePR) -> str:
+    number = masked_link(item.link, f"#{item.number}")
+    if item.reverted_by is None:
+        return f"• {number} {clip(literal(item.headline), MAX_GLANCE_TEXT)}"
+    by = item.reverted_by
+    title = clip(literal(item.title), MAX_GLANCE_TEXT)
+    return f"• {number} {title} — merged, then reverted by {masked_link(by.link, f'#{by.number}')}"
+
+
+def _area_line(area: GlanceArea, *, numbers: bool = True) -> str:
+    name = clip(literal(area.name), MAX_GLANCE_TEXT)
+    if area.link:
+        return f"• {masked_link(area.link, name)} ({area.count})"
+    if not numbers:
+        return f"• **{name}** ({area.count})"
+    return f"• **{name}** ({area.count}): {number_list(area.numbers, MAX_AREA_NUMBERS)}"
+
+
+def bounded_lines(title: str, lines: list[str], limit: int, more: Callable[[int], str]) -> str:
+    """`title` and as many `lines` as fit in `limit` UTF-16 units; `more(n)` says how many
+    were left out."""
+    reserve = max((text_length(more(n)) for n in range(1, len(lines) + 1)), default=0) + 1
+    text = title
+    for i, line in enumerate(lines):
+        room = limit - text_length(text) - 1 - (reserve if i < len(lines) - 1 else 0)
+        if text_length(line) > room:
+            return f"{text}\n{more(len(lines) - i)}"
+        text += "\n" + line
+    return text
 
 
 def empty_message(digest: Digest) -> Message:
-    return Message(content=clip(parent_first_line(digest), MAX_CONTENT))
+    """The one message of a day (or week) with no PR: its identifying first line; a filtered
+    digest's then says "None of the 52 PRs merged into o/r on 2026-02-23 touch `…`."."""
+    first = parent_first_line(digest)
+    if not (digest.scope_clause and digest.scope_total):
+        return Message(content=clip(first, MAX_CONTENT))
+    note = clip(sanitize(empty_note(digest, repo=literal)), MAX_NOTE)
+    return Message(content=f"{clip(first, MAX_FIRST_LINE)}\n{note}")
 
 
 def thread_name(digest: Digest) -> str:
     total = len(digest.entries)
-    name = f"{digest.display_name} {digest.window.day.isoformat()} · {total} PRs"
+    day = digest.window.day.isoformat()
+    when = f"week of {day}" if digest.week is not None else day
+    name = f"{digest.display_name} {when} · {total} PRs"
     # Thread names are plain text, but a name is still shown in mentions and lists.
     return clip(sanitize(" ".join(name.split())), MAX_THREAD_NAME)
 
@@ -139,8 +352,13 @@ def entry_messages(
     *,
     index: int | None = None,
     total: int | None = None,
+    links: Mapping[int, str] | None = None,
 ) -> list[Message]:
     """One PR as embeds: normally one message; more only when its text exceeds 6000.
+
+    The embed's description is the summary's headline (and "revised" when it is a
+    revision); a "Related" field lists the PRs it reverts, is reverted by or follows up,
+    each number linked to a message about it when `links` has one, else to its page.
 
     Every embed carries the PR's URL, which is how a message sent but not recorded before a
     crash is recognised again; the first embed of each extra message says "part k of n".
@@ -158,10 +376,20 @@ def entry_messages(
         head["description"] = clip(
             sanitize(f"Summary unavailable: {entry.error or 'unknown error'}"), MAX_DESCRIPTION
         )
-    elif summary.revision > 1:
-        head["description"] = f"*Revised after a flag (revision {summary.revision}).*"
+    else:
+        lines = []
+        headline = " ".join(summary.sections.headline.split())
+        if headline:
+            lines.append(clip(sanitize(headline), MAX_HEADLINE))
+        if summary.revision > 1:
+            lines.append(f"*Revised after a flag (revision {summary.revision}).*")
+        if lines:
+            head["description"] = "\n".join(lines)
 
     items = _base_fields(entry, tz)
+    related = related_value(entry, links)
+    if related:
+        items.append({"name": "Related", "value": related, "inline": False})
     if summary is not None:
         for heading, text in entry.shown_sections():
             chunks = split_text(sanitize(text), MAX_FIELD_VALUE)
@@ -176,6 +404,18 @@ def entry_messages(
         footer_parts.append(sanitize(summary.coverage_line))
     footer = clip(" · ".join(footer_parts), MAX_FOOTER - _PART_RESERVE)
     return _pack(head, items, footer)
+
+
+def related_value(entry: DigestEntry, links: Mapping[int, str] | None = None) -> str:
+    """One line per related PR ("Merged, then reverted by #B (same day)"), within a field."""
+    lines: list[str] = []
+    for related in entry.related:
+        phrase = related_phrase(related)
+        text = f"{phrase.lead} {masked_link(related_target(related, links), f'#{phrase.number}')}"
+        if phrase.title:
+            text += f" {clip(literal(phrase.title), MAX_RELATED_TITLE)}"
+        lines.append(text + phrase.tail)
+    return bounded_lines("", lines, MAX_FIELD_VALUE, _more_items).lstrip("\n")
 
 
 def _base_fields(entry: DigestEntry, tz: tzinfo | None) -> list[dict[str, Any]]:
@@ -284,6 +524,77 @@ def part_of(embed: dict[str, Any]) -> int:
     """Which part of a PR's messages an embed opens (1 unless its footer says "part k of n")."""
     match = re.search(r"part (\d+) of \d+$", (embed.get("footer") or {}).get("text") or "")
     return int(match.group(1)) if match else 1
+
+
+# -- the grouped reply --------------------------------------------------------------------
+
+
+def group_messages(digest: Digest, flag_emoji: str | None = None) -> list[Message]:
+    """The grouped reply: one line per PR of `digest.grouped_entries` (number and title
+    linked to the PR, then its headline) in an embed, in as many messages as needed.
+
+    Each message's content is its recognisable first line, `**Small changes** · n PRs` (a
+    weekly rollup's area reply: the area's name, `digest.group_title`, instead) and
+    " (part k of n)" when split; the last one ends with how to flag one of them.
+    """
+    entries = digest.grouped_entries
+    lines = [_group_line(e) for e in entries]
+    hint = f"*{group_flag_hint(flag_emoji)}*"
+    pages: list[list[str]] = [[]]
+    used = 0
+    limit = MAX_DESCRIPTION - text_length(hint) - 2
+    for line in lines:
+        size = text_length(line) + 1
+        if pages[-1] and used + size > limit:
+            pages.append([])
+            used = 0
+        pages[-1].append(line)
+        used += size
+    title = f"{group_heading(digest.group_title)} · {plural(len(entries), 'PR')}"
+    messages = []
+    for part, page in enumerate(pages, start=1):
+        content = title if len(pages) == 1 else f"{title} (part {part} of {len(pages)})"
+        description = "\n".join(page)
+        if part == len(pages):
+            description = f"{description}\n\n{hint}" if description else hint
+        embed = {"description": description, "color": COLOURS[ChangeType.TRIVIAL]}
+        messages.append(Message(content=content, embeds=(embed,)))
+    return messages
+
+
+def group_flag_hint(flag_emoji: str | None) -> str:
+    emoji = flag_emoji or "the flag emoji"
+    return (
+        f"To flag one of these summaries, run /prsummary <number> and react to the answer "
+        f"with {emoji}."
+    )
+
+
+def group_heading(title: str = "") -> str:
+    """`**Small changes**`, or `**<area>**` for the area reply titled `title`."""
+    return f"**{clip(literal(title), MAX_GLANCE_TEXT)}**" if title else f"**{GROUP_TITLE}**"
+
+
+def group_part_of(content: str | None, title: str = "") -> int | None:
+    """Which part of the grouped reply titled `title` ("" for the day's small changes) a
+    message is, by its first line; None if it is not one."""
+    pattern = re.escape(group_heading(title)) + _GROUP_TAIL
+    match = re.match(pattern, (content or "").split("\n", 1)[0])
+    if match is None:
+        return None
+    return int(match.group("part") or 1)
+
+
+def _group_line(entry: DigestEntry) -> str:
+    pr = entry.pr
+    title = clip(literal(pr.title), MAX_GLANCE_TEXT)
+    text = f"• {masked_link(pr.url, f'#{pr.number} {title}')}"
+    headline = " ".join(entry.summary.sections.headline.split()) if entry.summary else ""
+    if headline:
+        text += f" — {literal(headline)}"
+    elif entry.summary is None:
+        text += " — *summary unavailable*"
+    return clip(text, MAX_GROUP_LINE)
 
 
 # -- short notices -----------------------------------------------------------------------

@@ -44,6 +44,16 @@ def apply_endpoints(settings: Settings) -> None:
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway)
 
 
+def reply_index(digest: Digest, pr_number: int) -> tuple[int, DigestEntry]:
+    """A PR's position among the replies of its own (`digest.thread_entries`), and its entry;
+    a PR of the grouped reply is placed after them (it gets no reply of its own)."""
+    for index, entry in enumerate(digest.thread_entries, start=1):
+        if entry.pr.number == pr_number:
+            return index, entry
+    entry = next(e for e in digest.entries if e.pr.number == pr_number)
+    return len(digest.thread_entries) + 1, entry
+
+
 class DiscordTransport:
     platform = Platform.DISCORD
 
@@ -72,6 +82,42 @@ class DiscordTransport:
         message = await self.send(channel, render.empty_message(digest))
         return Posted(str(message.id))
 
+    async def send_group(self, channel: str, thread_id: str, digest: Digest) -> Posted:
+        parts = render.group_messages(digest, self.flag_hint)
+        first = await self.send(thread_id, parts[0])
+        for part in parts[1:]:
+            await self.send(thread_id, part)
+        return Posted(str(first.id), thread_id)
+
+    async def find_group(self, channel: str, thread_id: str, digest: Digest) -> Posted | None:
+        """Part 1 of the grouped reply if the thread has it (known by its first line, which
+        names a weekly rollup's area), after sending any of its later parts that never got
+        there; None when part 1 is not there."""
+        found: dict[int, discord.Message] = {}
+        async for message in self._own_history(thread_id):
+            part = render.group_part_of(message.content, digest.group_title)
+            if part is not None:
+                found.setdefault(part, message)
+        if 1 not in found:
+            return None
+        parts = render.group_messages(digest, self.flag_hint)
+        for number, part in enumerate(parts[1:], start=2):
+            if number not in found:
+                await self.send(thread_id, part)
+        return Posted(str(found[1].id), thread_id)
+
+    async def edit_parent(self, channel: str, posted: Posted, digest: Digest) -> None:
+        """Replace the parent's content and embeds with the parent rendered again (now with
+        `digest.links`); its first line, which crash recovery looks for, stays the same."""
+        message = self._parent(digest)
+        target = self._messageable(channel).get_partial_message(int(posted.message_id))
+        embeds = [discord.Embed.from_dict(e) for e in message.embeds]
+        await _retry_429(
+            lambda: target.edit(
+                content=message.content or None, embeds=embeds, allowed_mentions=NO_MENTIONS
+            )
+        )
+
     async def find_parent(self, channel: str, digest: Digest) -> Posted | None:
         expected = self._parent(digest).content.split("\n", 1)[0]
         async for message in self._own_history(channel):
@@ -86,9 +132,7 @@ class DiscordTransport:
     async def find_reply(
         self, channel: str, thread_id: str, digest: Digest, pr_number: int
     ) -> Posted | None:
-        index, entry = next(
-            (i, e) for i, e in enumerate(digest.entries, start=1) if e.pr.number == pr_number
-        )
+        index, entry = reply_index(digest, pr_number)
         found: dict[int, discord.Message] = {}
         async for message in self._own_history(thread_id):
             if message.embeds and message.embeds[0].url == entry.pr.url:
@@ -103,6 +147,10 @@ class DiscordTransport:
         return Posted(str(found[1].id), thread_id)
 
     def link(self, channel: str, posted: Posted) -> str:
+        """The message's URL; a reply's is in its thread, in the parent channel's guild."""
+        if posted.thread_id and posted.thread_id != posted.message_id:
+            guild = self.guild_of(channel) or "@me"
+            return f"https://discord.com/channels/{guild}/{posted.thread_id}/{posted.message_id}"
         return self.message_link(channel, posted.message_id)
 
     # -- helpers (also used by the command handlers) ---------------------------------------
@@ -146,7 +194,11 @@ class DiscordTransport:
 
     def _entry_parts(self, digest: Digest, entry: DigestEntry, index: int) -> list[render.Message]:
         return render.entry_messages(
-            entry, digest.window.start.tzinfo, index=index, total=len(digest.entries)
+            entry,
+            digest.window.start.tzinfo,
+            index=index,
+            total=len(digest.thread_entries),
+            links=digest.links,
         )
 
     def _messageable(self, channel: str) -> Any:

@@ -12,11 +12,28 @@ and a message is split before 50 blocks or ~10,000 characters of text, never tru
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import tzinfo
 from typing import Any
 
-from bot.core.models import ChangeType, Digest, DigestEntry, PostStatus, PullRequest
+from bot.core.models import Digest, DigestEntry, PostStatus, PullRequest
+from bot.digest.glance import (
+    Glance,
+    GlanceArea,
+    GlanceDay,
+    GlancePR,
+    empty_note,
+    glance,
+    number_list,
+    plural,
+    related_phrase,
+    related_target,
+    scope_note,
+    span_text,
+    week_days,
+    week_title,
+)
 from bot.digest.render_markdown import UNKNOWN_TYPE
 from bot.digest.text import merged_time, split_text
 
@@ -29,10 +46,19 @@ MAX_CONTEXT_ELEMENTS = 10
 MAX_MESSAGE_TEXT = 10_000
 MAX_FALLBACK_TEXT = 300
 MAX_TITLE = 200
-TOP_TITLES = 5
+MAX_GLANCE_TEXT = 150  # characters of a headline, title or area name in the parent
+MAX_AREA_NUMBERS = 200  # characters of an area's "#12, #11, …" before its replies exist
+MAX_RELATED_TITLE = 120
+MAX_GROUP_HEADLINE = 300
+MAX_NOTE = 600  # characters of a filtered digest's "7 of 52 PRs … touch `…`" before escaping
+MAX_WEEK_SUMMARY = 1500  # a rollup's first section: repo, week, counts, filter
+MAX_WEEK_DAYS = 1500  # its days, each linked to the day's thread (else not linked)
+MIN_WEEK_SECTION = 500  # what a rollup's later sections are sure to keep of the message
 
 DIGEST_EVENT = "prdigest_digest"  # metadata of a digest's parent (or empty-day) message
 PR_EVENT = "prdigest_pr"  # metadata of one PR's summary, in a thread or as a /prsummary answer
+GROUP_EVENT = "prdigest_group"  # metadata of each part of a digest's grouped reply
+GROUP_TITLE = "Small changes"
 
 ZWJ = "\u200d"
 # Bare "@channel" is only a mention with link_names, which we never send; the joiner makes
@@ -164,10 +190,9 @@ def context(*texts: str) -> dict[str, Any]:
 
 
 def header(text: str) -> dict[str, Any]:
-    return {
-        "type": "header",
-        "text": {"type": "plain_text", "text": one_line(text, MAX_HEADER_TEXT), "emoji": True},
-    }
+    # plain_text is never read as markup; a broadcast is defused all the same.
+    value = one_line(_BROADCAST.sub("@" + ZWJ, text or ""), MAX_HEADER_TEXT)
+    return {"type": "header", "text": {"type": "plain_text", "text": value, "emoji": True}}
 
 
 def text_sections(heading: str, body: str) -> list[dict[str, Any]]:
@@ -193,9 +218,14 @@ def _files_label(count: int) -> str:
 
 
 def entry_blocks(
-    entry: DigestEntry, tz: tzinfo | None, *, position: str | None = None
+    entry: DigestEntry,
+    tz: tzinfo | None,
+    *,
+    position: str | None = None,
+    links: Mapping[int, str] | None = None,
 ) -> list[dict[str, Any]]:
-    """One PR: title link, who and what, the four sections and the coverage line."""
+    """One PR: title link, its headline, who and what, its related PRs, the four sections
+    and the coverage line. A related PR links to a message about it when `links` has one."""
     pr = entry.pr
     title = link(pr.url, f"#{pr.number} {one_line(pr.title, MAX_TITLE)}")
     head = f"*{title}*"
@@ -209,8 +239,15 @@ def entry_blocks(
         facts.append(f"merged {merged_time(pr, tz)}")
     facts.append(link(pr.files_url, _files_label(len(pr.files))))
     facts.append(f"`{_change_type(entry)}`")
-    blocks = [section(head), context(" · ".join(facts))]
+    blocks = [section(head)]
     summary = entry.summary
+    headline = one_line(summary.sections.headline) if summary else ""
+    if headline:
+        blocks.extend(section(piece) for piece in split_text(escape(headline), MAX_SECTION_TEXT))
+    blocks.append(context(" · ".join(facts)))
+    related = related_lines(entry, links)
+    if related:
+        blocks.append(context(related))
     if summary is None:
         reason = escape(entry.error or "unknown error")
         blocks.append(section(split_text(f"*Summary unavailable:* {reason}", MAX_SECTION_TEXT)[0]))
@@ -221,6 +258,26 @@ def entry_blocks(
         blocks.extend(text_sections(heading, text))
     blocks.append(context(escape(summary.coverage_line)))
     return blocks
+
+
+def related_lines(entry: DigestEntry, links: Mapping[int, str] | None = None) -> str:
+    """ "Merged, then reverted by #B (same day)", "Follow-up to #N <title>"...: one line per
+    related PR, its number linked, within one context element's 3,000 characters."""
+    lines: list[str] = []
+    used = 0
+    for i, related in enumerate(entry.related):
+        phrase = related_phrase(related)
+        text = f"{phrase.lead} {link(related_target(related, links), f'#{phrase.number}')}"
+        if phrase.title:
+            text += f" {escape(one_line(phrase.title, MAX_RELATED_TITLE))}"
+        text += phrase.tail
+        more = len(entry.related) - i
+        if used + len(text) + 1 > MAX_SECTION_TEXT - 40:
+            lines.append(f"_…and {more} more_")
+            break
+        lines.append(text)
+        used += len(text) + 1
+    return "\n".join(lines)
 
 
 def entry_fallback(entry: DigestEntry) -> str:
@@ -235,13 +292,14 @@ def entry_messages(
     *,
     position: str | None = None,
     payload: dict[str, Any] | None = None,
+    links: Mapping[int, str] | None = None,
 ) -> list[SlackMessage]:
     """One PR's message, split into continuation messages only when it cannot fit in one.
 
     Every part carries `PR_EVENT` metadata with its `part` number: part 1 is the message
     flags attach to and the one crash recovery looks for.
     """
-    blocks = entry_blocks(entry, tz, position=position)
+    blocks = entry_blocks(entry, tz, position=position, links=links)
     # One block of each continuation page is its "(continued)" line.
     pages = paginate(blocks, max_blocks=MAX_BLOCKS - 1)
     fallback = entry_fallback(entry)
@@ -270,12 +328,14 @@ def pr_payload(entry: DigestEntry, *, day: str = "") -> dict[str, Any]:
 
 
 def reply_messages(digest: Digest, entry: DigestEntry, index: int) -> list[SlackMessage]:
-    """One PR's reply in the digest's thread."""
+    """One PR's reply in the digest's thread; `index` counts the PRs that get a reply of
+    their own (`digest.thread_entries`), not those of the grouped reply."""
     return entry_messages(
         entry,
         digest.window.start.tzinfo,
-        position=f"{index}/{len(digest.entries)}",
+        position=f"{index}/{len(digest.thread_entries)}",
         payload=pr_payload(entry, day=digest.window.day.isoformat()),
+        links=digest.links,
     )
 
 
@@ -288,15 +348,18 @@ def summary_messages(entry: DigestEntry, tz: tzinfo | None) -> list[SlackMessage
 
 
 def _digest_metadata(digest: Digest, kind: str) -> dict[str, Any]:
-    return {
-        "event_type": DIGEST_EVENT,
-        "event_payload": {
-            "repo": digest.repo,
-            "day": digest.window.day.isoformat(),
-            "tz": digest.window.tz_name,
-            "kind": kind,
-        },
+    """What a parent or empty-day message records: repo, day and, for a filtered digest or a
+    weekly rollup, its `scope`, so crash recovery never takes one digest's message for
+    another's (a whole day's has no scope, as before scopes existed)."""
+    payload: dict[str, Any] = {
+        "repo": digest.repo,
+        "day": digest.window.day.isoformat(),
+        "tz": digest.window.tz_name,
+        "kind": kind,
     }
+    if digest.scope:
+        payload["scope"] = digest.scope
+    return {"event_type": DIGEST_EVENT, "event_payload": payload}
 
 
 def _repo_url(digest: Digest) -> str:
@@ -304,58 +367,273 @@ def _repo_url(digest: Digest) -> str:
     return f"{base.rstrip('/')}/{digest.repo}"
 
 
-def top_entries(digest: Digest, limit: int = TOP_TITLES) -> list[DigestEntry]:
-    """The titles the parent shows: substantial changes first, each group newest first."""
-    substantial = [
-        e for e in digest.entries if e.summary and e.summary.change_type == ChangeType.SUBSTANTIAL
-    ]
-    rest = [e for e in digest.entries if e not in substantial]
-    return (substantial + rest)[:limit]
-
-
 def parent_message(digest: Digest, *, flag_emoji: str = "x") -> SlackMessage:
-    """The thread's parent: repo, day and zone, counts, tokens and the top titles."""
+    """The thread's parent, the day at a glance: repo, day and zone, the counts, the
+    highlights (same-day reverts as one item each), every PR's area, and how to flag.
+
+    Before the replies exist, highlights link to the PRs' pages and areas list their PR
+    numbers; rendered again with `digest.links`, both link to the replies. Every number and
+    link comes from `bot.digest.glance`, every piece of PR or model text is escaped. A
+    filtered digest says what was kept ("7 of 52 PRs … touch `…`"); a weekly rollup is
+    `week_parent_message`.
+    """
+    if digest.week is not None:
+        return week_parent_message(digest, flag_emoji=flag_emoji)
     window = digest.window
     day = window.day.isoformat()
-    total = len(digest.entries)
-    substantial = digest.count(ChangeType.SUBSTANTIAL)
-    trivial = digest.count(ChangeType.TRIVIAL)
-    failed = len(digest.failed)
-    counts = [
-        f"*{total}* merged",
-        f"*{substantial}* substantial",
-        f"*{trivial}* trivial",
-    ]
-    if failed:
-        counts.append(f"*{failed}* without a summary")
-    counts.append(f"{digest.usage.total_tokens:,} tokens")
+    view = glance(digest)
+    c = view.counts
+    counts = [f"*{c.merged}* merged", f"*{c.substantial}* substantial", f"*{c.trivial}* trivial"]
+    if c.unsummarized:
+        counts.append(f"*{c.unsummarized}* without a summary")
+    counts.append(f"*{c.contributors}* contributor{'' if c.contributors == 1 else 's'}")
+    counts.append(f"{c.tokens:,} tokens")
     lines = [
         f"*{link(_repo_url(digest), digest.repo)}* · {day} ({escape(window.tz_name)})",
         " · ".join(counts),
     ]
+    note = scope_note(digest)
+    if note:
+        lines.append(escape(one_line(note, MAX_NOTE)))
     if digest.recent_flags:
         lines.append(f"{flags_line(digest.recent_flags)} on {escape(digest.repo)} in the last day")
-    top = top_entries(digest)
-    titles = [
-        f"• {link(e.pr.url, f'#{e.pr.number}')} {escape(one_line(e.pr.title, 150))}" for e in top
-    ]
-    if total > len(top):
-        titles.append(f"_…and {total - len(top)} more in the thread_")
-    emoji = re.sub(r"[^a-z0-9_+\-]", "", flag_emoji.lower()) or "x"
     blocks = [
         header(f"{digest.display_name} merged PRs · {day} {window.tz_abbrev}"),
-        section("\n".join(lines)),
-        section("*Top changes*\n" + "\n".join(titles)),
-        context(
-            "One reply per PR in this thread, newest merge first · "
-            f"react with :{emoji}: on a summary to flag it as inaccurate"
-        ),
+        section(clip_section("\n".join(lines))),
     ]
-    fallback = (
-        f"{digest.display_name}: {total} PRs merged on {day} ({window.tz_abbrev}), "
-        f"{substantial} substantial, {trivial} trivial"
+    if view.items:
+        blocks.append(section(highlights_text(view)))
+    if view.areas:
+        blocks.append(section(areas_text(view)))
+    thread = "One reply per PR in this thread, newest merge first"
+    if digest.grouped_entries:
+        count = len(digest.grouped_entries)
+        thread += f", and one listing {plural(count, 'small change')}"
+    blocks.append(
+        context(
+            f"{thread} · react with :{_emoji(flag_emoji)}: on a summary to flag it as inaccurate"
+        )
     )
-    return SlackMessage(escape(fallback), blocks, _digest_metadata(digest, "parent"))
+    fallback = (
+        f"{digest.display_name}: {c.merged} PRs merged on {day} ({window.tz_abbrev}), "
+        f"{c.substantial} substantial, {c.trivial} trivial"
+    )
+    return SlackMessage(
+        escape(one_line(fallback, MAX_FALLBACK_TEXT)), blocks, _digest_metadata(digest, "parent")
+    )
+
+
+def week_parent_message(digest: Digest, *, flag_emoji: str = "x") -> SlackMessage:
+    """A weekly rollup's parent: the week and zone, the counts (and the filter), the PRs of
+    each day (linked to the day's thread where there is one), of each area (linked to its
+    reply once it exists), the week's highlights and the reverts within the week.
+
+    Within one message whatever the week: each later section gets what the earlier ones
+    left of `MAX_MESSAGE_TEXT`, up to `MAX_SECTION_TEXT`, and says how many lines it left out.
+    """
+    assert digest.week is not None
+    view = glance(digest)
+    c = view.counts
+    counts = [f"*{c.merged}* merged", f"*{c.substantial}* substantial", f"*{c.trivial}* trivial"]
+    if c.unsummarized:
+        counts.append(f"*{c.unsummarized}* without a summary")
+    counts.append(f"*{c.contributors}* contributor{'' if c.contributors == 1 else 's'}")
+    lines = [
+        f"*{link(_repo_url(digest), digest.repo)}* · {span_text(digest, 'to')} "
+        f"({escape(digest.window.tz_name)})",
+        " · ".join(counts),
+    ]
+    note = scope_note(digest)
+    if note:
+        lines.append(escape(one_line(note, MAX_NOTE)))
+    if digest.recent_flags:
+        lines.append(f"{flags_line(digest.recent_flags)} on {escape(digest.repo)} in the last day")
+    foot = context(
+        "One reply per area in this thread, one line per PR · to flag a summary, run "
+        f"/prsummary &lt;number&gt; and react to the answer with :{_emoji(flag_emoji)}:"
+    )
+    blocks = [
+        header(week_title(digest)),
+        section(split_text("\n".join(lines), MAX_WEEK_SUMMARY)[0]),
+        section(days_text(week_days(digest))),
+    ]
+    later = [
+        lambda limit: areas_text(view, title="*By area*", numbers=False, limit=limit),
+        lambda limit: highlights_text(view, items=view.highlights, limit=limit),
+        lambda limit: reverts_text(view, limit=limit),
+    ]
+    wanted = [bool(view.areas), bool(view.highlights), bool(view.reverts)]
+    for i, (make, want) in enumerate(zip(later, wanted, strict=True)):
+        if not want:
+            continue
+        used = sum(block_text_length(b) for b in [*blocks, foot])
+        after = sum(wanted[i + 1 :]) * MIN_WEEK_SECTION
+        blocks.append(section(make(min(MAX_SECTION_TEXT, MAX_MESSAGE_TEXT - used - after))))
+    blocks.append(foot)
+    fallback = (
+        f"{week_title(digest)}: {c.merged} PRs merged, {c.substantial} substantial, "
+        f"{c.trivial} trivial"
+    )
+    return SlackMessage(
+        escape(one_line(fallback, MAX_FALLBACK_TEXT)), blocks, _digest_metadata(digest, "parent")
+    )
+
+
+def days_text(days: tuple[GlanceDay, ...]) -> str:
+    """`*By day*` and `Mon 02-23: 12 · Tue 02-24: 8 · …`, each day linked to its thread when
+    it has one (and the links fit in `MAX_WEEK_DAYS`)."""
+    linked = " · ".join(f"{link(d.link, d.label)}: {d.count}" for d in days)
+    if len(linked) > MAX_WEEK_DAYS:
+        linked = " · ".join(f"{d.label}: {d.count}" for d in days)
+    return f"*By day*\n{linked}"
+
+
+def highlights_text(
+    view: Glance, *, items: tuple[GlancePR, ...] | None = None, limit: int = MAX_SECTION_TEXT
+) -> str:
+    """`*Highlights*` and one line per item (by default the highlights, then the same-day
+    reverts), within one section."""
+    lines = [_highlight_line(item) for item in (view.items if items is None else items)]
+    return bounded_lines("*Highlights*", lines, lambda n: f"_…and {n} more_", limit)
+
+
+def reverts_text(view: Glance, *, limit: int = MAX_SECTION_TEXT) -> str:
+    """`*Reverted within the week*` and each revert pair that is not a highlight."""
+    lines = [_highlight_line(item) for item in view.reverts]
+    return bounded_lines("*Reverted within the week*", lines, lambda n: f"_…and {n} more_", limit)
+
+
+def _highlight_line(item: GlancePR) -> str:
+    number = link(item.link, f"#{item.number}")
+    if item.reverted_by is None:
+        return f"• {number} {escape(one_line(item.headline, MAX_GLANCE_TEXT))}"
+    by = item.reverted_by
+    return (
+        f"• {number} {escape(one_line(item.title, MAX_GLANCE_TEXT))} — merged, then reverted"
+        f" by {link(by.link, f'#{by.number}')}"
+    )
+
+
+def areas_text(
+    view: Glance, *, title: str = "*Areas*", numbers: bool = True, limit: int = MAX_SECTION_TEXT
+) -> str:
+    """`*Areas*` and one line per area with its count: a link to its first reply once the
+    replies exist, else (with `numbers`) its PR numbers; areas that do not fit are summed up
+    in one line."""
+    lines = [_area_line(area, numbers=numbers) for area in view.areas]
+    areas = view.areas
+
+    def more(n: int) -> str:
+        prs = sum(a.count for a in areas[len(areas) - n :])
+        return f"_…and {plural(n, 'more area')} ({plural(prs, 'PR')})_"
+
+    return bounded_lines(title, lines, more, limit)
+
+
+def _area_line(area: GlanceArea, *, numbers: bool = True) -> str:
+    name = one_line(area.name, MAX_GLANCE_TEXT)
+    if area.link:
+        return f"• {link(area.link, name)} ({area.count})"
+    if not numbers:
+        return f"• *{escape(name)}* ({area.count})"
+    return f"• *{escape(name)}* ({area.count}): {number_list(area.numbers, MAX_AREA_NUMBERS)}"
+
+
+def bounded_lines(
+    title: str, lines: list[str], more: Callable[[int], str], limit: int = MAX_SECTION_TEXT
+) -> str:
+    """`title` and as many `lines` as fit in `limit` characters, in order; `more(n)` is the
+    last line when the n others do not fit (no line is cut, so no escape or link is)."""
+    reserve = max((len(more(n)) for n in range(1, len(lines) + 1)), default=0) + 1
+    text = title
+    for i, line in enumerate(lines):
+        room = limit - len(text) - 1 - (reserve if i < len(lines) - 1 else 0)
+        if len(line) > room:
+            return f"{text}\n{more(len(lines) - i)}"
+        text += "\n" + line
+    return text
+
+
+def clip_section(text: str) -> str:
+    return split_text(text, MAX_SECTION_TEXT)[0]
+
+
+def _emoji(flag_emoji: str) -> str:
+    return re.sub(r"[^a-z0-9_+\-]", "", flag_emoji.lower()) or "x"
+
+
+def flag_hint(flag_emoji: str) -> str:
+    """How to flag a PR of the grouped reply, whose lines cannot be reacted to one by one."""
+    return (
+        "To flag one of these summaries, run /prsummary <number> and react to the answer "
+        f"with :{_emoji(flag_emoji)}:."
+    )
+
+
+# -- the grouped reply ------------------------------------------------------------------------
+
+
+def group_messages(digest: Digest, *, flag_emoji: str = "x") -> list[SlackMessage]:
+    """The grouped reply: one line per PR of `digest.grouped_entries` (number and title
+    linked to the PR, then its headline), in as many messages as Slack's limits need.
+
+    Each message opens with `*Small changes* · n PRs` (a weekly rollup's area reply: the
+    area's name, `digest.group_title`, instead) and "(part k of n)" when split, carries
+    `GROUP_EVENT` metadata with its `part` (and the `title`, when set), and the last ends
+    with how to flag.
+    """
+    entries = digest.grouped_entries
+    lines = [_group_line(e) for e in entries]
+    sections = [section(piece) for piece in _pack_lines(lines, MAX_SECTION_TEXT)]
+    hint = context(f"_{escape(flag_hint(flag_emoji))}_")
+    count = plural(len(entries), "PR")
+    title = one_line(digest.group_title, MAX_GLANCE_TEXT) or GROUP_TITLE
+    heading = f"*{escape(title)}* · {count}"
+    # The hint and each page's first line (its heading, and "(part k of n)").
+    reserve = block_text_length(hint) + max(100, len(heading) + 40)
+    pages = paginate(sections, max_blocks=MAX_BLOCKS - 2, max_chars=MAX_MESSAGE_TEXT - reserve)
+    day = digest.window.day.isoformat()
+    messages = []
+    for part, page in enumerate(pages, start=1):
+        label = f"{count} (part {part} of {len(pages)})" if len(pages) > 1 else count
+        blocks = [section(f"*{escape(title)}* · {label}"), *page]
+        if part == len(pages):
+            blocks.append(hint)
+        payload: dict[str, Any] = {"repo": digest.repo, "day": day, "part": part}
+        if digest.group_title:
+            payload["title"] = digest.group_title
+        metadata = {"event_type": GROUP_EVENT, "event_payload": payload}
+        fallback = escape(one_line(f"{title} · {label}", MAX_FALLBACK_TEXT))
+        messages.append(SlackMessage(fallback, blocks, metadata))
+    return messages
+
+
+def _group_line(entry: DigestEntry) -> str:
+    pr = entry.pr
+    text = f"• {link(pr.url, f'#{pr.number} {one_line(pr.title, MAX_TITLE)}')}"
+    headline = (
+        one_line(entry.summary.sections.headline, MAX_GROUP_HEADLINE) if entry.summary else ""
+    )
+    if headline:
+        text += f" — {escape(headline)}"
+    elif entry.summary is None:
+        text += " — _summary unavailable_"
+    return text
+
+
+def _pack_lines(lines: list[str], limit: int) -> list[str]:
+    """Lines joined into as few pieces of at most `limit` characters as they fit in."""
+    pieces: list[str] = []
+    current = ""
+    for line in lines:
+        for chunk in split_text(line, limit):  # a line is far shorter; just in case
+            if current and len(current) + 1 + len(chunk) > limit:
+                pieces.append(current)
+                current = ""
+            current = f"{current}\n{chunk}" if current else chunk
+    if current or not pieces:
+        pieces.append(current)
+    return pieces
 
 
 def flags_line(count: int) -> str:
@@ -363,14 +641,14 @@ def flags_line(count: int) -> str:
 
 
 def empty_message(digest: Digest) -> SlackMessage:
-    """The one short message of a day with no merged PRs."""
-    window = digest.window
-    day = window.day.isoformat()
-    text = (
-        f"No pull requests were merged into {escape(digest.repo)} on {day} "
-        f"({escape(window.tz_name)})."
+    """The one short message of a day (or week) with no merged PRs; a filtered digest's says
+    "None of the 52 PRs merged into o/r on 2026-02-23 touch `…`."."""
+    text = escape(empty_note(digest))
+    if len(text) > MAX_SECTION_TEXT:
+        text = split_text(text, MAX_SECTION_TEXT)[0]
+    return SlackMessage(
+        one_line(text, MAX_FALLBACK_TEXT), [section(text)], _digest_metadata(digest, "empty")
     )
-    return SlackMessage(text, [section(text)], _digest_metadata(digest, "empty"))
 
 
 # -- flags and revisions ---------------------------------------------------------------------

@@ -62,6 +62,16 @@ def make_client(token: str | None, api_url: str | None) -> AsyncWebClient:
     )
 
 
+def reply_index(digest: Digest, pr_number: int) -> tuple[int, DigestEntry]:
+    """A PR's position among the replies of its own (`digest.thread_entries`), and its entry;
+    a PR of the grouped reply is placed after them (it gets no reply of its own)."""
+    for index, entry in enumerate(digest.thread_entries, start=1):
+        if entry.pr.number == pr_number:
+            return index, entry
+    entry = next(e for e in digest.entries if e.pr.number == pr_number)
+    return len(digest.thread_entries) + 1, entry
+
+
 class SlackTransport:
     platform = PLATFORM
 
@@ -91,8 +101,12 @@ class SlackTransport:
             self.bot_user_id = result.get("user_id")
 
     def link(self, channel: str, posted: Posted) -> str:
+        """The message's permalink, built as Slack builds it; a reply's opens its thread."""
         base = (self.team_url or "https://slack.com/").rstrip("/")
-        return f"{base}/archives/{channel}/p{posted.message_id.replace('.', '')}"
+        url = f"{base}/archives/{channel}/p{posted.message_id.replace('.', '')}"
+        if posted.thread_id and posted.thread_id != posted.message_id:
+            url += f"?thread_ts={posted.thread_id}&cid={channel}"
+        return url
 
     def is_ours(self, message: dict[str, Any]) -> bool:
         # Metadata can only be written by apps; still, another app's lookalike is not ours.
@@ -154,10 +168,7 @@ class SlackTransport:
                 return str(result["permalink"])
         except SlackApiError as exc:
             log.info("no permalink for %s in %s: %s", ts, channel, exc)
-        url = self.link(channel, Posted(ts, thread_ts))
-        if thread_ts and thread_ts != ts:
-            url += f"?thread_ts={thread_ts}&cid={channel}"
-        return url
+        return self.link(channel, Posted(ts, thread_ts))
 
     async def send_parent(self, channel: str, digest: Digest) -> Posted:
         await self.identify()
@@ -177,14 +188,33 @@ class SlackTransport:
         ts = await self.post(channel, render.empty_message(digest))
         return Posted(ts, None)
 
+    async def send_group(self, channel: str, thread_id: str, digest: Digest) -> Posted:
+        messages = render.group_messages(digest, flag_emoji=self.flag_emoji)
+        first = await self.post_all(channel, messages, thread_ts=thread_id)
+        return Posted(first, thread_id)
+
+    async def edit_parent(self, channel: str, posted: Posted, digest: Digest) -> None:
+        """chat.update with the parent rendered again (now with `digest.links`) and the same
+        metadata, so crash recovery still finds it."""
+        message = render.parent_message(digest, flag_emoji=self.flag_emoji)
+        await self.update(channel, posted.message_id, message)
+
     # -- finding what a crash left unrecorded ---------------------------------------------
 
     async def find_parent(self, channel: str, digest: Digest) -> Posted | None:
+        """The digest's parent (or empty-day) message, known by its metadata: the same repo,
+        day and scope, so a day's whole digest, a filtered one and a weekly rollup (a message
+        from before scopes existed is the whole day's) are never taken for one another."""
         await self.identify()
         day = digest.window.day.isoformat()
         async for message in self._messages("conversations_history", channel=channel):
             payload = self.payload_of(message, render.DIGEST_EVENT)
-            if payload and payload.get("repo") == digest.repo and payload.get("day") == day:
+            if (
+                payload
+                and payload.get("repo") == digest.repo
+                and payload.get("day") == day
+                and payload.get("scope", "") == digest.scope
+            ):
                 ts = str(message["ts"])
                 return Posted(ts, ts if payload.get("kind") != "empty" else None)
         return None
@@ -211,10 +241,40 @@ class SlackTransport:
                 found.add(part)
         if first is None:
             return None
-        index, entry = next(
-            (i, e) for i, e in enumerate(digest.entries, start=1) if e.pr.number == pr_number
-        )
+        index, entry = reply_index(digest, pr_number)
         messages = render.reply_messages(digest, entry, index)
+        for part, message in enumerate(messages[1:], start=2):
+            if part not in found:
+                await self.post(channel, message, thread_ts=thread_id)
+        return Posted(first, thread_id)
+
+    async def find_group(self, channel: str, thread_id: str, digest: Digest) -> Posted | None:
+        """Part 1 of the digest's grouped reply if the thread has it, after posting any of its
+        later parts that never got there; None when part 1 is not there. A weekly rollup's
+        area replies are told apart by their `title` (the day's grouped reply has none)."""
+        await self.identify()
+        day = digest.window.day.isoformat()
+        first: str | None = None
+        found: set[int] = set()
+        async for message in self._messages("conversations_replies", channel=channel, ts=thread_id):
+            payload = self.payload_of(message, render.GROUP_EVENT)
+            if (
+                not payload
+                or payload.get("repo") != digest.repo
+                or payload.get("day") != day
+                or payload.get("title", "") != digest.group_title
+            ):
+                continue
+            part = payload.get("part", 1)
+            if part == 1:
+                if first is not None:
+                    break  # a second grouped reply: not the one we are finishing
+                first = str(message["ts"])
+            elif first is not None and isinstance(part, int):
+                found.add(part)
+        if first is None:
+            return None
+        messages = render.group_messages(digest, flag_emoji=self.flag_emoji)
         for part, message in enumerate(messages[1:], start=2):
             if part not in found:
                 await self.post(channel, message, thread_ts=thread_id)

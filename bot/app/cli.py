@@ -10,7 +10,7 @@ import functools
 import json
 import sys
 from collections.abc import Callable, Coroutine
-from datetime import datetime, time
+from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ from adapters.slack.manifest import manifest_yaml
 from bot import __version__
 from bot.app.compose import build_service, one_poster
 from bot.app.runner import run_bot
-from bot.core.day_window import day_window, parse_day, zone
+from bot.core.day_window import day_window, parse_day, week_start, zone
 from bot.core.errors import PRDigestError
 from bot.core.logs import configure_logging
 from bot.core.models import DigestEntry, PostStatus
@@ -31,7 +31,7 @@ from bot.core.pr_ref import parse_pr_ref, parse_repo
 from bot.core.settings import Settings
 from bot.digest.flag_report import flagged_summaries
 from bot.digest.render_json import digest_json, entry_json
-from bot.digest.render_markdown import render_entry, render_report
+from bot.digest.render_markdown import render_entry, render_report, render_week_report
 from bot.schedule.scheduler import post_once
 from bot.store.store import Store
 
@@ -113,6 +113,12 @@ refresh_option = click.option(
     is_flag=True,
     help="Put the day at a glance (counts, highlights, areas, reverts) above the first PR.",
 )
+@click.option(
+    "--week",
+    "week_text",
+    metavar="DAY",
+    help="The weekly rollup of DAY's week, Monday to Sunday, instead of one day.",
+)
 @click.pass_context
 @run_command
 async def report(
@@ -124,27 +130,35 @@ async def report(
     refresh: bool,
     as_json: bool,
     overview: bool,
+    week_text: str | None,
 ) -> int:
-    """Write the Markdown report of the PRs merged on one day.
+    """Write the Markdown report of the PRs merged on one day, or of a week.
 
-    Example: prdigest report --repo vllm-project/vllm --date 2026-02-23 --overview
+    Examples: prdigest report --repo vllm-project/vllm --date 2026-02-23 --overview;
+    prdigest report --week 2026-02-23 (Monday 23 to Sunday 1 March)
     """
     settings = load_settings(ctx.obj["verbose"])
     repo = parse_repo(repo_text or settings.repo)
     tz_name = tz_name or settings.timezone
     zone(tz_name)
+    first = week_start(week_text, tz_name) if week_text is not None else None
     window = day_window(parse_day(date_text, tz_name), tz_name)
     service = build_service(settings)
     try:
         await service.summarizer()  # fail fast, before any GitHub call, if no LLM is set up
-        with ProgressBar(f"Summarizing {repo} {window.day}") as bar:
-            digest = await service.digest(
-                repo, window, refresh=refresh, progress=bar.update, glance=overview
-            )
+        if first is not None:
+            digest = await service.week(repo, first, tz_name, progress=WeekProgress().update)
+        else:
+            with ProgressBar(f"Summarizing {repo} {window.day}") as bar:
+                digest = await service.digest(
+                    repo, window, refresh=refresh, progress=bar.update, glance=overview
+                )
     finally:
         await service.aclose()
     if as_json:
         text = json.dumps(digest_json(digest), indent=2) + "\n"
+    elif digest.week is not None:
+        text = render_week_report(digest)
     else:
         text = render_report(digest, overview=overview)
     write_output(text, output)
@@ -359,6 +373,21 @@ class ProgressBar:
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
             self.bar.__exit__(None, None, None)
+
+
+class WeekProgress:
+    """A weekly rollup's progress on stderr: a line per day once it is ready, with a bar
+    while a day's PRs are fetched and summarized (on a terminal)."""
+
+    def __init__(self) -> None:
+        self.bars: dict[date, ProgressBar] = {}
+
+    def update(self, day: date, done: int, total: int) -> None:
+        bar = self.bars.setdefault(day, ProgressBar(f"Building {day}"))
+        bar.update(done, total)
+        if done == total:
+            bar.__exit__()
+            click.echo(f"{day}: {total} PR{'s' if total != 1 else ''} ready", err=True)
 
 
 def main() -> None:

@@ -12,7 +12,7 @@ from collections import defaultdict, deque
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 
-from bot.core.day_window import day_window, parse_day, parse_hhmm, zone
+from bot.core.day_window import day_window, parse_day, parse_hhmm, week_start, zone
 from bot.core.errors import UserInputError
 from bot.core.filters import parse_filter_args, split_filter_words
 from bot.core.models import DayWindow, Digest, DigestEntry, post_day_key
@@ -124,20 +124,6 @@ def parse_digest_text(
     day_text = " ".join(day_words) or "yesterday"
     day = parse_day(day_text, tz_name, now=now)
     return DigestRequest(repo=repo, window=day_window(day, tz_name), filters=filters)
-
-
-def week_start(text: str, tz_name: str, *, now: datetime | None = None) -> date:
-    """The first day of a weekly rollup: "" is the seven days ending yesterday; "of D" (or
-    just "D") is the Monday of D's week, Monday to Sunday."""
-    words = text.split()
-    if not words:
-        return parse_day("yesterday", tz_name, now=now) - timedelta(days=6)
-    if words[0].lower() == "of":
-        words = words[1:]
-    if not words:
-        raise UserInputError("Usage: /digest week, or /digest week of 2026-02-23")
-    day = parse_day(" ".join(words), tz_name, now=now)
-    return day - timedelta(days=day.weekday())
 
 
 def _parse_subscription(words: list[str], default_tz: str) -> SubscriptionCommand:

@@ -398,10 +398,13 @@ def groups(digest: Digest) -> list[Digest]:
         return [
             replace(
                 digest,
-                entries=tuple(replace(by_number[n], grouped=True) for n in area.numbers),
+                entries=tuple(
+                    replace(by_number[n], grouped=True) for n in area.numbers if n in by_number
+                ),
                 group_title=area.name,
             )
             for area in digest.overview.areas
+            if any(n in by_number for n in area.numbers)
         ]
     return [digest] if digest.grouped_entries else []
 

@@ -86,3 +86,17 @@ def time_of_day(text: str) -> time:
     """`09:05` as a `time`, through the one HH:MM parser."""
     hour, minute = parse_hhmm(text).split(":")
     return time(int(hour), int(minute))
+
+
+def week_start(text: str, tz_name: str, *, now: datetime | None = None) -> date:
+    """The first day of a weekly rollup: "" is the seven days ending yesterday; "of D" (or
+    just "D") is the Monday of D's week, Monday to Sunday."""
+    words = text.split()
+    if not words:
+        return parse_day("yesterday", tz_name, now=now) - timedelta(days=6)
+    if words[0].lower() == "of":
+        words = words[1:]
+    if not words:
+        raise UserInputError("Name a day of the week, as in: week of 2026-02-23")
+    day = parse_day(" ".join(words), tz_name, now=now)
+    return day - timedelta(days=day.weekday())

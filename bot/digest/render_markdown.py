@@ -1,4 +1,5 @@
-"""The Markdown report, in exactly the layout of the "Merged PR Report" users already read.
+"""The Markdown report, in exactly the layout of the "Merged PR Report" users already read,
+and a weekly rollup's report (`render_week_report`).
 
 Pure functions: a Digest in, a string out.
 """
@@ -9,18 +10,30 @@ import re
 from datetime import tzinfo
 
 from bot.core.models import Digest, DigestEntry, PullRequest
+from bot.digest.glance import (
+    GlancePR,
+    glance,
+    plural,
+    scope_note,
+    span_text,
+    week_days,
+)
 from bot.digest.text import code_span, merged_time
 
 UNKNOWN_TYPE = "UNKNOWN"
 
 
-def render_report(digest: Digest) -> str:
+def render_report(digest: Digest, *, overview: bool = False) -> str:
+    """The report; with `overview`, the day at a glance goes between its header and the
+    first PR (without it, the report is exactly the seed format)."""
     window = digest.window
     parts = [
         f"# {digest.display_name} Merged PR Report\n\n"
         f"**Report Date:** {window.day.isoformat()} {window.tz_abbrev}\n\n"
         f"**Total Merged PRs:** {len(digest.entries)}\n\n---\n\n"
     ]
+    if overview and digest.entries:
+        parts.append(render_glance(digest))
     if not digest.entries:
         parts.append(
             f"No pull requests were merged into {digest.repo} on {window.day.isoformat()} "
@@ -29,6 +42,117 @@ def render_report(digest: Digest) -> str:
     for index, entry in enumerate(digest.entries, start=1):
         parts.append(render_entry(entry, window.start.tzinfo, index=index))
     return "".join(parts)
+
+
+def render_glance(digest: Digest) -> str:
+    """The day at a glance as a Markdown section: counts, highlights (each with its headline
+    and a link to the PR), same-day reverts, and every PR's area with its numbers."""
+    view = glance(digest)
+    c = view.counts
+    counts = [
+        f"**Merged:** {c.merged}",
+        f"**Substantial:** {c.substantial}",
+        f"**Trivial:** {c.trivial}",
+    ]
+    if c.unsummarized:
+        counts.append(f"**Without a summary:** {c.unsummarized}")
+    counts.append(f"**Contributors:** {c.contributors}")
+    lines = ["## The day at a glance", "", " · ".join(counts), ""]
+    if view.items:
+        lines += ["### Highlights", ""]
+        lines += [_highlight_line(item) for item in view.items]
+        lines.append("")
+    if view.areas:
+        lines += ["### Areas", ""]
+        for area in view.areas:
+            numbers = ", ".join(f"#{n}" for n in area.numbers)
+            lines.append(
+                f"- **{markdown_text(area.name)}** ({plural(area.count, 'PR')}): {numbers}"
+            )
+        lines.append("")
+    lines += ["---", "", ""]
+    return "\n".join(lines)
+
+
+def _highlight_line(item: GlancePR) -> str:
+    number = f"[#{item.number}]({item.url})"
+    if item.reverted_by is None:
+        return f"- {number} {markdown_text(item.headline)}"
+    by = item.reverted_by
+    return (
+        f"- {number} {markdown_text(item.title)} — merged, then reverted by "
+        f"[#{by.number}]({by.url})"
+    )
+
+
+def render_week_report(digest: Digest) -> str:
+    """A weekly rollup as Markdown: the week and its zone, the total (and what a filter kept),
+    the counts, the PRs of each day (a table, each day linked to its thread when it has one),
+    of each area, the week's highlights and the reverts within it; then one section per area
+    listing its PRs one line each (number, title linked to the PR, headline), no summaries."""
+    window = digest.window
+    view = glance(digest)
+    c = view.counts
+    lines = [
+        f"# {markdown_text(digest.display_name)} Weekly Merged PR Report",
+        "",
+        f"**Week:** {span_text(digest, 'to')} ({window.tz_name})",
+        "",
+        f"**Total Merged PRs:** {c.merged}",
+        "",
+    ]
+    note = scope_note(digest)
+    if note:
+        lines += [f"**Filter:** {note}", ""]
+    counts = [f"**Substantial:** {c.substantial}", f"**Trivial:** {c.trivial}"]
+    if c.unsummarized:
+        counts.append(f"**Without a summary:** {c.unsummarized}")
+    counts.append(f"**Contributors:** {c.contributors}")
+    lines += [" · ".join(counts), "", "---", ""]
+    days = week_days(digest)
+    if days:
+        lines += ["## By day", "", "| Day | PRs |", "| --- | ---: |"]
+        for day in days:
+            label = f"[{day.label}]({day.link})" if day.link else day.label
+            lines.append(f"| {label} | {day.count} |")
+        lines.append("")
+    if view.areas:
+        lines += ["## By area", ""]
+        lines += [
+            f"- **{markdown_text(area.name)}** ({plural(area.count, 'PR')})" for area in view.areas
+        ]
+        lines.append("")
+    if view.highlights:
+        lines += ["## Highlights", ""]
+        lines += [_highlight_line(item) for item in view.highlights]
+        lines.append("")
+    if view.reverts:
+        lines += ["## Reverted within the week", ""]
+        lines += [_highlight_line(item) for item in view.reverts]
+        lines.append("")
+    if not digest.entries:
+        lines += [
+            f"No pull requests were merged into {digest.repo} {span_text(digest)} "
+            f"({window.tz_name}).",
+            "",
+        ]
+    for area in view.areas:
+        lines += ["---", "", f"## {markdown_text(area.name)}", ""]
+        for number in area.numbers:
+            entry = digest.entry(number)
+            if entry is not None:
+                lines.append(_week_line(entry))
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _week_line(entry: DigestEntry) -> str:
+    pr = entry.pr
+    line = f"- #{pr.number} [{markdown_text(pr.title)}]({pr.url})"
+    if entry.summary is None:
+        return f"{line} — *summary unavailable*"
+    headline = entry.summary.sections.headline
+    return f"{line} — {markdown_text(headline)}" if headline.strip() else line
 
 
 def render_entry(entry: DigestEntry, tz: tzinfo | None, *, index: int | None = None) -> str:
