@@ -162,15 +162,40 @@ async def run_day(
         digest = await service.digest(
             repo, day_window(date.fromisoformat(day), TZ), progress=progress
         )
+        wall = time.perf_counter() - started
+        # The day at a glance: the one overview call, timed apart from the summaries.
+        glance_started = time.perf_counter()
+        glanced = await service.at_a_glance(digest)
+        glance_seconds = time.perf_counter() - glance_started
     finally:
         await service.aclose()
-    wall = time.perf_counter() - started
+    print_glance(glanced, glance_seconds)
     by_number = {row["number"]: row for row in rows}
     results = []
     for entry in digest.entries:
         calls = list(store.db["llm_calls"].rows_where("number = ?", [entry.pr.number]))
         results.append(measure(entry, calls, by_number[entry.pr.number]))
     return results, wall
+
+
+def print_glance(digest, seconds: float) -> None:
+    """The headlines (their length in words) and the overview call's outcome."""
+    overview = digest.overview
+    lengths = [len(e.headline.split()) for e in digest.entries if e.summary]
+    missing = sum(1 for e in digest.entries if e.summary and not e.summary.sections.headline)
+    print()
+    for e in digest.entries:
+        if e.summary:
+            print(f"#{e.pr.number:<6} [{e.area}] {e.summary.sections.headline}")
+    if lengths:
+        print(
+            f"headlines:               {len(lengths)}, {missing} missing, words median "
+            f"{statistics.median(lengths):.0f} max {max(lengths)}"
+        )
+    print(
+        f"overview:                {overview.picked_by} in {seconds:.1f} s: highlights "
+        f"{', '.join(f'#{n}' for n in overview.highlights)}; {len(overview.areas)} areas"
+    )
 
 
 def print_pr(r: PRResult) -> None:

@@ -271,3 +271,61 @@ def test_a_weekly_rollup_builds_the_days_not_built_yet_and_says_so(env, github, 
     assert result.exit_code == 0, result.output
     assert "2026-02-24: 4 PRs ready" in result.stderr
     assert len(llm.summary_requests) == 4
+
+
+# -- weekly subscriptions ----------------------------------------------------------------------
+
+
+def test_a_weekly_subscription_posts_on_its_weekday_for_the_seven_days_before():
+    from datetime import UTC, datetime
+
+    from bot.core.models import Subscription
+    from bot.core.post_times import digest_day, latest_post, next_post
+
+    sub = Subscription(REPO, "slack", "C1", "09:00", "UTC", schedule="weekly", weekday="monday")
+    wednesday = datetime(2026, 2, 25, 12, tzinfo=UTC)
+    latest = latest_post(sub, wednesday)
+    assert latest == datetime(2026, 2, 23, 9, tzinfo=UTC)  # Monday
+    assert str(digest_day(sub, latest)) == "2026-02-22"  # the week ends the Sunday before
+    assert next_post(sub, wednesday) == datetime(2026, 3, 2, 9, tzinfo=UTC)
+
+
+def test_a_weekly_subscription_posts_the_rollup_once_with_one_reply_per_area(
+    slack_env, github, llm, monkeypatch, tmp_path
+):
+    add_day(github, "2026-02-23")
+    add_day(github, "2026-02-27", numbers=(1, 4), offset=10)
+    config = write_config(tmp_path, 'schedule = "weekly"\nweekday = "monday"')
+    first = post(monkeypatch, config, day="2026-03-01")  # the week ending Sunday 1 March
+    assert first.exit_code == 0, first.output
+    messages = slack_env.posted(CHANNEL)
+    parents = [m for m in messages if m.thread_ts is None]
+    assert len(parents) == 1 and "weekly rollup" in parent_text(slack_env)
+    areas = [m for m in messages if (m.metadata or {}).get("event_type") == "prdigest_group"]
+    assert areas and not any(
+        (m.metadata or {}).get("event_type") == "prdigest_pr" for m in messages
+    )  # one line per PR in its area's reply, no reply per PR
+    assert "*6* merged" in parent_text(slack_env)
+    again = post(monkeypatch, config, day="2026-03-01")
+    assert again.exit_code == 0 and len(slack_env.posted(CHANNEL)) == len(messages)
+
+
+async def test_subscribing_every_monday_from_chat_makes_a_weekly_rollup():
+    store = SubscriptionStore(Store(":memory:"))
+    scheduler = SchedulerStub(Subscriptions([], store), Settings())
+    command = parse(f"subscribe {REPO} every monday at 08:00 paths:docs/")
+    answer = await handle_subscription_command(command, "slack", "C1", store, scheduler)
+    assert answer.startswith("Subscribed: the weekly rollup of") and "Monday at 08:00" in answer
+    (saved,) = store.all()
+    assert (saved.schedule, saved.weekday, saved.filters) == ("weekly", "monday", "paths:docs/")
+
+
+def test_a_codeowners_filter_on_a_repository_without_codeowners_is_a_clear_error(
+    slack_env, github, monkeypatch, tmp_path
+):
+    add_day(github)
+    config = write_config(tmp_path, 'codeowners = ["@vllm-project/rocm-team"]')
+    result = post(monkeypatch, config)
+    assert result.exit_code != 0
+    assert "has no CODEOWNERS file" in result.stderr and "Traceback" not in result.output
+    assert slack_env.posted(CHANNEL) == []

@@ -16,6 +16,7 @@ from bot.core.day_window import day_window, parse_day, parse_hhmm, week_start, z
 from bot.core.errors import UserInputError
 from bot.core.filters import parse_filter_args, split_filter_words
 from bot.core.models import DayWindow, Digest, DigestEntry, post_day_key
+from bot.core.post_times import WEEKDAYS
 from bot.core.pr_ref import parse_pr_ref, parse_repo
 from bot.core.settings import Settings
 from bot.digest.service import DigestService
@@ -24,7 +25,7 @@ MAX_COMMAND_LENGTH = 400  # room for a few filters
 
 DIGEST_HELP = (
     "Usage: /digest [yesterday | YYYY-MM-DD | week] [owner/repo] [filters] · "
-    "/digest subscribe owner/repo [at HH:MM] [tz Zone] [quiet skip] [filters] · "
+    "/digest subscribe owner/repo [at HH:MM] [every monday] [quiet skip] [filters] · "
     "/digest unsubscribe owner/repo · /digest subscriptions · "
     "filters: paths: codeowners: labels: authors: bots: types:"
 )
@@ -86,6 +87,7 @@ class SubscriptionCommand:
     tz_name: str | None = None
     filters: str = ""  # canonical chat form
     quiet: str | None = None  # "post" or "skip"; None keeps the current one
+    weekday: str | None = None  # "every monday": a weekly rollup on that day
 
 
 @dataclass(frozen=True)
@@ -139,7 +141,7 @@ def _parse_subscription(words: list[str], default_tz: str) -> SubscriptionComman
         if len(words) > 2:
             raise UserInputError("Usage: /digest unsubscribe owner/repo")
         return SubscriptionCommand("unsubscribe", repo)
-    post_time, tz_name, quiet = None, None, None
+    post_time, tz_name, quiet, weekday = None, None, None, None
     rest = words[2:]
     while rest:
         key = rest.pop(0).lower()
@@ -155,9 +157,15 @@ def _parse_subscription(words: list[str], default_tz: str) -> SubscriptionComman
             if value.lower() not in ("post", "skip"):
                 raise UserInputError(f"quiet is post or skip, not {value[:20]!r}")
             quiet = value.lower()
+        elif key == "every":
+            if value.lower() not in WEEKDAYS:
+                raise UserInputError(f"every takes a day of the week, not {value[:20]!r}")
+            weekday = value.lower()
         else:
             raise UserInputError(f"Unknown option {key[:20]!r}. " + DIGEST_HELP)
-    return SubscriptionCommand("subscribe", repo, post_time, tz_name or default_tz, quiet=quiet)
+    return SubscriptionCommand(
+        "subscribe", repo, post_time, tz_name or default_tz, quiet=quiet, weekday=weekday
+    )
 
 
 def parse_prsummary_text(text: str | None, *, default_repo: str | None) -> PRRequest:

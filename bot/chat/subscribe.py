@@ -14,7 +14,9 @@ from bot.core.post_times import describe, next_post
 from bot.ports.schedule import ScheduleControl
 from bot.store.subscriptions import SubscriptionStore
 
-SUBSCRIBE_USAGE = "/digest subscribe owner/repo [at HH:MM] [tz Area/City] [quiet skip] [filters]"
+SUBSCRIBE_USAGE = (
+    "/digest subscribe owner/repo [at HH:MM] [tz Area/City] [every monday] [quiet skip] [filters]"
+)
 MAX_PER_CHANNEL = 10  # chat subscriptions per channel, so a pasted loop cannot flood one
 
 
@@ -106,8 +108,8 @@ async def _subscribe(
         trivial_style=current.trivial_style if current else TrivialStyle.FULL,
         filters=cmd.filters,
         quiet=cmd.quiet or (current.quiet if current else "post"),
-        schedule=current.schedule if current else "daily",
-        weekday=current.weekday if current else "monday",
+        schedule="weekly" if cmd.weekday else "daily",
+        weekday=cmd.weekday or "monday",
     )
     saved, created = await aio.write(store.add, sub, created_by=user)
     scheduler.reload()
@@ -116,6 +118,12 @@ async def _subscribe(
     verb = "Subscribed" if created else "Updated"
     shown = parse_filter_args(saved.filters).describe()
     only = f", only the PRs matching {shown}" if shown else ""
+    if saved.schedule == "weekly":
+        return (
+            f"{verb}: the weekly rollup of {saved.repo} is posted here every "
+            f"{saved.weekday.capitalize()} at {saved.post_time} {saved.tz_name}, for the seven "
+            f"days before{only} (next: {next_local})."
+        )
     return (
         f"{verb}: the digest of {saved.repo} is posted here every day at {saved.post_time} "
         f"{saved.tz_name}, for the day before{only} (next: {next_local})."

@@ -160,7 +160,8 @@ class DigestService:
         flt = parse_filter_args(filters)
         if flt.is_empty:
             return await self.at_a_glance(day)
-        owners = await self.owners.owners(day.repo) if flt.needs_codeowners else None
+        # No CODEOWNERS is an error, not a silent empty digest.
+        owners = await self.owners.require(day.repo) if flt.needs_codeowners else None
         return await self.at_a_glance(filtered(day, flt, owners, bots))
 
     async def week(
@@ -187,7 +188,7 @@ class DigestService:
             built = await self.digest(repo, day_window(day, tz_name), progress=tick)
             repo = built.repo
             if flt.needs_codeowners and owners is None:
-                owners = await self.owners.owners(repo)
+                owners = await self.owners.require(repo)
             part = filtered(built, flt, owners, bots)
             entries.extend(part.entries)
             days.append(WeekDay(day, len(part.entries)))
