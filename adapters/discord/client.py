@@ -193,7 +193,7 @@ class DiscordBot(ChatBot, discord.Client):
     def _register_commands(self) -> None:
         @self.tree.command(name="digest", description="Post a day's merged PRs as a thread")
         @app_commands.describe(
-            day="today, yesterday, YYYY-MM-DD or 'N days ago' (default: yesterday)",
+            day="yesterday, YYYY-MM-DD, 'week [of D]'; filters like paths:vllm/** (default: yesterday)",
             repo="owner/name (default: the configured repository)",
         )
         @app_commands.guild_only()
