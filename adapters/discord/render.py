@@ -165,31 +165,40 @@ def parent_message(digest: Digest, flag_emoji: str | None = None) -> Message:
     if digest.week is not None:
         return week_parent_message(digest, flag_emoji)
     view = glance(digest)
-    c = view.counts
-    counts = [f"{c.substantial} substantial", f"{c.trivial} trivial"]
-    if c.unsummarized:
-        counts.append(f"{c.unsummarized} without a summary")
-    lines = [
-        clip(parent_first_line(digest), MAX_FIRST_LINE),
-        f"{plural(c.merged, 'PR')}: {', '.join(counts)} · "
-        f"{plural(c.contributors, 'contributor')} · {c.tokens:,} tokens",
-        "One message per PR in the thread, newest merge first.",
-    ]
+    lines = _head_lines(digest, view, tokens=True)
+    lines.append("One message per PR in the thread, newest merge first.")
     if digest.grouped_entries:
         small = plural(len(digest.grouped_entries), "small change")
         lines[-1] = (
             f"One message per PR in the thread, newest merge first, and one listing {small}."
         )
-    if digest.recent_flags:
-        count = digest.recent_flags
-        lines.insert(2, f"{count} summar{'y' if count == 1 else 'ies'} flagged in the last day")
-    note = scope_note(digest)
-    if note:
-        lines.insert(2, clip(sanitize(note), MAX_NOTE))
     if flag_emoji:
         lines[-1] += f" React with {flag_emoji} on a summary that is wrong."
     embeds = (glance_embed(digest, view),) if digest.entries else ()
     return Message(content=clip("\n".join(lines), MAX_CONTENT), embeds=embeds)
+
+
+def _head_lines(digest: Digest, view: Glance, *, tokens: bool) -> list[str]:
+    """A parent's first lines, a day's or a week's: the identifying first line, the counts,
+    what a filter kept, and the flags of the last day."""
+    c = view.counts
+    counts = [f"{c.substantial} substantial", f"{c.trivial} trivial"]
+    if c.unsummarized:
+        counts.append(f"{c.unsummarized} without a summary")
+    total = (
+        f"{plural(c.merged, 'PR')}: {', '.join(counts)} · {plural(c.contributors, 'contributor')}"
+    )
+    lines = [
+        clip(parent_first_line(digest), MAX_FIRST_LINE),
+        total + (f" · {c.tokens:,} tokens" if tokens else ""),
+    ]
+    note = scope_note(digest)
+    if note:
+        lines.append(clip(sanitize(note), MAX_NOTE))
+    if digest.recent_flags:
+        count = digest.recent_flags
+        lines.append(f"{count} summar{'y' if count == 1 else 'ies'} flagged in the last day")
+    return lines
 
 
 def week_parent_message(digest: Digest, flag_emoji: str | None = None) -> Message:
@@ -199,20 +208,7 @@ def week_parent_message(digest: Digest, flag_emoji: str | None = None) -> Messag
     linked to its reply once it exists), and its highlights and the reverts within it."""
     assert digest.week is not None
     view = glance(digest)
-    c = view.counts
-    counts = [f"{c.substantial} substantial", f"{c.trivial} trivial"]
-    if c.unsummarized:
-        counts.append(f"{c.unsummarized} without a summary")
-    lines = [
-        clip(parent_first_line(digest), MAX_FIRST_LINE),
-        f"{plural(c.merged, 'PR')}: {', '.join(counts)} · {plural(c.contributors, 'contributor')}",
-    ]
-    note = scope_note(digest)
-    if note:
-        lines.append(clip(sanitize(note), MAX_NOTE))
-    if digest.recent_flags:
-        count = digest.recent_flags
-        lines.append(f"{count} summar{'y' if count == 1 else 'ies'} flagged in the last day")
+    lines = _head_lines(digest, view, tokens=False)
     last = "One message per area in the thread, one line per PR."
     if flag_emoji:
         last += f" To flag a summary, run /prsummary <number> and react to the answer with {flag_emoji}."

@@ -383,20 +383,7 @@ def parent_message(digest: Digest, *, flag_emoji: str = "x") -> SlackMessage:
     day = window.day.isoformat()
     view = glance(digest)
     c = view.counts
-    counts = [f"*{c.merged}* merged", f"*{c.substantial}* substantial", f"*{c.trivial}* trivial"]
-    if c.unsummarized:
-        counts.append(f"*{c.unsummarized}* without a summary")
-    counts.append(f"*{c.contributors}* contributor{'' if c.contributors == 1 else 's'}")
-    counts.append(f"{c.tokens:,} tokens")
-    lines = [
-        f"*{link(_repo_url(digest), digest.repo)}* · {day} ({escape(window.tz_name)})",
-        " · ".join(counts),
-    ]
-    note = scope_note(digest)
-    if note:
-        lines.append(escape(one_line(note, MAX_NOTE)))
-    if digest.recent_flags:
-        lines.append(f"{flags_line(digest.recent_flags)} on {escape(digest.repo)} in the last day")
+    lines = _head_lines(digest, view, day, tokens=True)
     blocks = [
         header(f"{digest.display_name} merged PRs · {day} {window.tz_abbrev}"),
         section(clip_section("\n".join(lines))),
@@ -423,6 +410,28 @@ def parent_message(digest: Digest, *, flag_emoji: str = "x") -> SlackMessage:
     )
 
 
+def _head_lines(digest: Digest, view: Glance, when: str, *, tokens: bool) -> list[str]:
+    """A parent's first lines, a day's or a week's: the repository, when and in which zone,
+    the counts, what a filter kept, and the flags of the last day."""
+    c = view.counts
+    counts = [f"*{c.merged}* merged", f"*{c.substantial}* substantial", f"*{c.trivial}* trivial"]
+    if c.unsummarized:
+        counts.append(f"*{c.unsummarized}* without a summary")
+    counts.append(f"*{c.contributors}* contributor{'' if c.contributors == 1 else 's'}")
+    if tokens:
+        counts.append(f"{c.tokens:,} tokens")
+    lines = [
+        f"*{link(_repo_url(digest), digest.repo)}* · {when} ({escape(digest.window.tz_name)})",
+        " · ".join(counts),
+    ]
+    note = scope_note(digest)
+    if note:
+        lines.append(escape(one_line(note, MAX_NOTE)))
+    if digest.recent_flags:
+        lines.append(f"{flags_line(digest.recent_flags)} on {escape(digest.repo)} in the last day")
+    return lines
+
+
 def week_parent_message(digest: Digest, *, flag_emoji: str = "x") -> SlackMessage:
     """A weekly rollup's parent: the week and zone, the counts (and the filter), the PRs of
     each day (linked to the day's thread where there is one), of each area (linked to its
@@ -434,20 +443,7 @@ def week_parent_message(digest: Digest, *, flag_emoji: str = "x") -> SlackMessag
     assert digest.week is not None
     view = glance(digest)
     c = view.counts
-    counts = [f"*{c.merged}* merged", f"*{c.substantial}* substantial", f"*{c.trivial}* trivial"]
-    if c.unsummarized:
-        counts.append(f"*{c.unsummarized}* without a summary")
-    counts.append(f"*{c.contributors}* contributor{'' if c.contributors == 1 else 's'}")
-    lines = [
-        f"*{link(_repo_url(digest), digest.repo)}* · {span_text(digest, 'to')} "
-        f"({escape(digest.window.tz_name)})",
-        " · ".join(counts),
-    ]
-    note = scope_note(digest)
-    if note:
-        lines.append(escape(one_line(note, MAX_NOTE)))
-    if digest.recent_flags:
-        lines.append(f"{flags_line(digest.recent_flags)} on {escape(digest.repo)} in the last day")
+    lines = _head_lines(digest, view, span_text(digest, "to"), tokens=False)
     foot = context(
         "One reply per area in this thread, one line per PR · to flag a summary, run "
         f"/prsummary &lt;number&gt; and react to the answer with :{_emoji(flag_emoji)}:"

@@ -114,6 +114,15 @@ class FilterConfigError(ConfigurationError):
         self.key = key
 
 
+# How `clause` words each kind: (with includes, before its excludes, with excludes only).
+_CLAUSES = {
+    "paths": ("touch", "outside", "touch files outside"),
+    "codeowners": ("touch files owned by", "and not by", "touch files not owned by"),
+    "labels": ("are labeled", "and not", "are not labeled"),
+    "authors": ("are by", "and not by", "are not by"),
+}
+
+
 @dataclass(frozen=True)
 class Terms:
     """One kind's includes and excludes, in the order written, without the `!`."""
@@ -246,28 +255,17 @@ class SubscriptionFilter:
             return " or ".join(code(item) for item in items)
 
         parts: list[str] = []
-        paths, owners = self.paths, self.codeowners
-        if paths.include:
-            outside = f" outside {either(paths.exclude)}" if paths.exclude else ""
-            parts.append(f"touch {either(paths.include)}{outside}")
-        elif paths.exclude:
-            parts.append(f"touch files outside {either(paths.exclude)}")
-        if owners.include:
-            besides = f" and not by {either(owners.exclude)}" if owners.exclude else ""
-            parts.append(f"touch files owned by {either(owners.include)}{besides}")
-        elif owners.exclude:
-            parts.append(f"touch files not owned by {either(owners.exclude)}")
-        labels, authors = self.labels, self.authors
-        if labels.include:
-            besides = f" and not {either(labels.exclude)}" if labels.exclude else ""
-            parts.append(f"are labeled {either(labels.include)}{besides}")
-        elif labels.exclude:
-            parts.append(f"are not labeled {either(labels.exclude)}")
-        if authors.include:
-            besides = f" and not by {either(authors.exclude)}" if authors.exclude else ""
-            parts.append(f"are by {either(authors.include)}{besides}")
-        elif authors.exclude:
-            parts.append(f"are not by {either(authors.exclude)}")
+        for terms, (included, besides, excluded) in (
+            (self.paths, _CLAUSES["paths"]),
+            (self.codeowners, _CLAUSES["codeowners"]),
+            (self.labels, _CLAUSES["labels"]),
+            (self.authors, _CLAUSES["authors"]),
+        ):
+            if terms.include:
+                rest = f" {besides} {either(terms.exclude)}" if terms.exclude else ""
+                parts.append(f"{included} {either(terms.include)}{rest}")
+            elif terms.exclude:
+                parts.append(f"{excluded} {either(terms.exclude)}")
         if self.bots == BotMode.EXCLUDE:
             parts.append("are not by bots")
         if self.types:
