@@ -113,6 +113,7 @@ class DigestService:
         glance: bool = False,
     ) -> Digest:
         """The day's digest; with `glance`, also its day at a glance (`at_a_glance`)."""
+        self._forget_stale_log_failure()
         digest = await self._digest(repo, window, refresh=refresh, progress=progress)
         return await self.at_a_glance(digest) if glance else digest
 
@@ -455,6 +456,14 @@ class DigestService:
         self._logging.discard(future)
         if not future.cancelled() and future.exception() is not None:
             self._log_failure = self._log_failure or future.exception()
+
+    def _forget_stale_log_failure(self) -> None:
+        # A log write of an earlier run that failed after that run had already stopped (a
+        # full disk: the run's own write failed first) belongs to that run; left here, it
+        # would fail the next /digest, whatever room the disk has by then.
+        if self._log_failure is not None and not self._logging:
+            log.info("an earlier run's LLM-call log write failed: %s", self._log_failure)
+            self._log_failure = None
 
     async def _logged(self) -> None:
         """Wait for the LLM calls logged so far; a full disk or a read-only database stops
