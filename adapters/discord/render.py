@@ -292,14 +292,14 @@ def _more_items(n: int) -> str:
 def _highlight_line(item: GlancePR) -> str:
     number = masked_link(item.link, f"#{item.number}")
     if item.reverted_by is None:
-        return f"• {number} {clip(literal(item.headline), MAX_GLANCE_TEXT)}"
+        return f"• {number} {literal(clip(item.headline, MAX_GLANCE_TEXT))}"
     by = item.reverted_by
-    title = clip(literal(item.title), MAX_GLANCE_TEXT)
+    title = literal(clip(item.title, MAX_GLANCE_TEXT))
     return f"• {number} {title} — merged, then reverted by {masked_link(by.link, f'#{by.number}')}"
 
 
 def _area_line(area: GlanceArea, *, numbers: bool = True) -> str:
-    name = clip(literal(area.name), MAX_GLANCE_TEXT)
+    name = literal(clip(area.name, MAX_GLANCE_TEXT))
     if area.link:
         return f"• {masked_link(area.link, name)} ({area.count})"
     if not numbers:
@@ -409,7 +409,7 @@ def related_value(entry: DigestEntry, links: Mapping[int, str] | None = None) ->
         phrase = related_phrase(related)
         text = f"{phrase.lead} {masked_link(related_target(related, links), f'#{phrase.number}')}"
         if phrase.title:
-            text += f" {clip(literal(phrase.title), MAX_RELATED_TITLE)}"
+            text += f" {literal(clip(phrase.title, MAX_RELATED_TITLE))}"
         lines.append(text + phrase.tail)
     return bounded_lines("", lines, MAX_FIELD_VALUE, _more_items).lstrip("\n")
 
@@ -568,7 +568,7 @@ def group_flag_hint(flag_emoji: str | None) -> str:
 
 def group_heading(title: str = "") -> str:
     """`**Small changes**`, or `**<area>**` for the area reply titled `title`."""
-    return f"**{clip(literal(title), MAX_GLANCE_TEXT)}**" if title else f"**{GROUP_TITLE}**"
+    return f"**{literal(clip(title, MAX_GLANCE_TEXT))}**" if title else f"**{GROUP_TITLE}**"
 
 
 def group_part_of(content: str | None, title: str = "") -> int | None:
@@ -583,7 +583,7 @@ def group_part_of(content: str | None, title: str = "") -> int | None:
 
 def _group_line(entry: DigestEntry) -> str:
     pr = entry.pr
-    title = clip(literal(pr.title), MAX_GLANCE_TEXT)
+    title = literal(clip(pr.title, MAX_GLANCE_TEXT))
     text = f"• {masked_link(pr.url, f'#{pr.number} {title}')}"
     headline = " ".join(entry.summary.sections.headline.split()) if entry.summary else ""
     if headline:
