@@ -194,7 +194,7 @@ class FakeService:
         )  # fmt: skip
         return Digest(repo, repo.split("/")[1], window, entries)
 
-    async def at_a_glance(self, digest: Digest) -> Digest:
+    async def part(self, digest: Digest, filters: str = "", *, bots=frozenset()) -> Digest:
         return digest  # the overview is the service's business; these tests count posts
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import tzinfo
 from typing import Any
@@ -307,17 +307,8 @@ def _area_line(area: GlanceArea, *, numbers: bool = True) -> str:
     return f"• **{name}** ({area.count}): {number_list(area.numbers, MAX_AREA_NUMBERS)}"
 
 
-def bounded_lines(title: str, lines: list[str], limit: int, more: Callable[[int], str]) -> str:
-    """`title` and as many `lines` as fit in `limit` UTF-16 units; `more(n)` says how many
-    were left out."""
-    reserve = max((text_length(more(n)) for n in range(1, len(lines) + 1)), default=0) + 1
-    text = title
-    for i, line in enumerate(lines):
-        room = limit - text_length(text) - 1 - (reserve if i < len(lines) - 1 else 0)
-        if text_length(line) > room:
-            return f"{text}\n{more(len(lines) - i)}"
-        text += "\n" + line
-    return text
+# The one bounded_lines, counting as Discord does.
+bounded_lines = functools.partial(shared_text.bounded_lines, measure=text_length)
 
 
 def empty_message(digest: Digest) -> Message:

@@ -12,7 +12,7 @@ and a message is split before 50 blocks or ~10,000 characters of text, never tru
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import tzinfo
 from typing import Any
@@ -35,7 +35,7 @@ from bot.digest.glance import (
     week_title,
 )
 from bot.digest.render_markdown import UNKNOWN_TYPE
-from bot.digest.text import merged_time, split_text
+from bot.digest.text import bounded_lines, merged_time, split_text
 
 MAX_BLOCKS = 50
 MAX_SECTION_TEXT = 3000
@@ -490,13 +490,13 @@ def highlights_text(
     """`*Highlights*` and one line per item (by default the highlights, then the same-day
     reverts), within one section."""
     lines = [_highlight_line(item) for item in (view.items if items is None else items)]
-    return bounded_lines("*Highlights*", lines, lambda n: f"_…and {n} more_", limit)
+    return bounded_lines("*Highlights*", lines, limit, lambda n: f"_…and {n} more_")
 
 
 def reverts_text(view: Glance, *, limit: int = MAX_SECTION_TEXT) -> str:
     """`*Reverted within the week*` and each revert pair that is not a highlight."""
     lines = [_highlight_line(item) for item in view.reverts]
-    return bounded_lines("*Reverted within the week*", lines, lambda n: f"_…and {n} more_", limit)
+    return bounded_lines("*Reverted within the week*", lines, limit, lambda n: f"_…and {n} more_")
 
 
 def _highlight_line(item: GlancePR) -> str:
@@ -523,7 +523,7 @@ def areas_text(
         prs = sum(a.count for a in areas[len(areas) - n :])
         return f"_…and {plural(n, 'more area')} ({plural(prs, 'PR')})_"
 
-    return bounded_lines(title, lines, more, limit)
+    return bounded_lines(title, lines, limit, more)
 
 
 def _area_line(area: GlanceArea, *, numbers: bool = True) -> str:
@@ -533,21 +533,6 @@ def _area_line(area: GlanceArea, *, numbers: bool = True) -> str:
     if not numbers:
         return f"• *{escape(name)}* ({area.count})"
     return f"• *{escape(name)}* ({area.count}): {number_list(area.numbers, MAX_AREA_NUMBERS)}"
-
-
-def bounded_lines(
-    title: str, lines: list[str], more: Callable[[int], str], limit: int = MAX_SECTION_TEXT
-) -> str:
-    """`title` and as many `lines` as fit in `limit` characters, in order; `more(n)` is the
-    last line when the n others do not fit (no line is cut, so no escape or link is)."""
-    reserve = max((len(more(n)) for n in range(1, len(lines) + 1)), default=0) + 1
-    text = title
-    for i, line in enumerate(lines):
-        room = limit - len(text) - 1 - (reserve if i < len(lines) - 1 else 0)
-        if len(line) > room:
-            return f"{text}\n{more(len(lines) - i)}"
-        text += "\n" + line
-    return text
 
 
 def clip_section(text: str) -> str:

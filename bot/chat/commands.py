@@ -15,7 +15,7 @@ from datetime import date, datetime, timedelta
 from bot.core.day_window import day_window, parse_day, parse_hhmm, week_start, zone
 from bot.core.errors import UserInputError
 from bot.core.filters import parse_filter_args, split_filter_words
-from bot.core.models import DayWindow, Digest, DigestEntry, post_day_key
+from bot.core.models import WEEK_SCOPE, DayWindow, Digest, DigestEntry, post_day_key, week_scope
 from bot.core.post_times import WEEKDAYS
 from bot.core.pr_ref import parse_pr_ref, parse_repo
 from bot.core.settings import Settings
@@ -63,7 +63,7 @@ class WeekRequest:
 
     @property
     def post_day(self) -> str:
-        return post_day_key(self.first.isoformat(), post_day_key("week", self.filters))
+        return post_day_key(self.first.isoformat(), week_scope(self.filters))
 
     @property
     def window(self) -> DayWindow:
@@ -120,7 +120,7 @@ def parse_digest_text(
         raise UserInputError("Name one repository. " + DIGEST_HELP)
     repo = parse_repo(repo_words[0] if repo_words else default_repo)
     day_words = [w for w in words if w not in repo_words]
-    if day_words and day_words[0].lower() == "week":
+    if day_words and day_words[0].lower() == WEEK_SCOPE:
         first = week_start(" ".join(day_words[1:]), tz_name, now=now)
         return WeekRequest(repo, first, tz_name, filters)
     day_text = " ".join(day_words) or "yesterday"
@@ -292,7 +292,8 @@ class ChatCommands:
             return await self.service.week(
                 request.repo, request.first, request.tz_name, request.filters, bots=bots
             )
-        return await self.service.part(request.repo, request.window, request.filters, bots=bots)
+        day = await self.service.digest(request.repo, request.window)
+        return await self.service.part(day, request.filters, bots=bots)
 
     # -- /prsummary ----------------------------------------------------------------------
 

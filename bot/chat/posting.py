@@ -23,6 +23,7 @@ from bot.core.models import (
     PostRecord,
     PostStatus,
     post_day_key,
+    read_scope,
     split_post_day,
 )
 from bot.ports.chat import Posted, Transport
@@ -308,8 +309,7 @@ class DigestPoster:
         """A weekly rollup's days -> their digest threads in this channel (the same filter's,
         else the whole day's), where they were posted."""
         assert digest.week is not None
-        _, scope = split_post_day(digest.post_day)
-        filters = scope.removeprefix("week").strip()
+        filters = read_scope(digest.scope)[1]
         links: dict[str, str] = {}
         for week_day in digest.week.days:
             day = week_day.day.isoformat()
@@ -448,11 +448,11 @@ async def resume_unfinished(
         day, scope = split_post_day(parent.day)
         window = day_window(date.fromisoformat(day), parent.tz_name or "UTC")
         bots = styles.bots if styles is not None else frozenset()
-        if scope.split(" ")[0] == "week":
-            filters = scope.removeprefix("week").strip()
+        weekly, filters = read_scope(scope)
+        if weekly:
             digest = await service.week(parent.repo, window.day, window.tz_name, filters, bots=bots)
         elif scope:
-            digest = await service.part(parent.repo, window, scope, bots=bots)
+            digest = await service.part(await service.digest(parent.repo, window), scope, bots=bots)
         else:
             digest = await service.digest(parent.repo, window, glance=True)
         if styles is not None:

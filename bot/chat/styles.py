@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from bot.core.filters import parse_filter_args
 from bot.core.models import Digest, Subscription
+from bot.core.post_times import subscription_key, target_key
 from bot.core.settings import Settings
 from bot.ports.schedule import SubscriptionSource
 
@@ -27,10 +28,8 @@ class DigestStyles:
         """The subscription posting `repo` to this channel, if any."""
         if self.subscriptions is None:
             return None
-        for sub in self.subscriptions.all():
-            if (sub.platform, sub.channel, sub.repo.lower()) == (platform, channel, repo.lower()):
-                return sub
-        return None
+        key = target_key(platform, channel, repo)
+        return next((s for s in self.subscriptions.all() if subscription_key(s) == key), None)
 
     def apply(self, digest: Digest, platform: str, channel: str) -> Digest:
         """`digest` as this channel shows it: its subscription's style, else the defaults."""

@@ -424,6 +424,22 @@ def split_post_day(key: str) -> tuple[str, str]:
     return day, scope
 
 
+WEEK_SCOPE = "week"
+
+
+def week_scope(filters: str = "") -> str:
+    """A weekly rollup's scope: "week", and its filter after it ("week paths:docs/")."""
+    return post_day_key(WEEK_SCOPE, filters)
+
+
+def read_scope(scope: str) -> tuple[bool, str]:
+    """(whether it is a weekly rollup, its filter in chat form) of a digest's scope."""
+    first, _, rest = scope.partition(" ")
+    if first == WEEK_SCOPE:
+        return True, rest
+    return False, scope
+
+
 def _is_trivial(entry: DigestEntry) -> bool:
     return bool(entry.summary and entry.summary.change_type == ChangeType.TRIVIAL)
 

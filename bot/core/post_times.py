@@ -36,7 +36,12 @@ def parse_target(text: str) -> tuple[str, str]:
 
 def subscription_key(sub: Subscription) -> str:
     """What makes a subscription unique: one schedule per repository and channel."""
-    return f"{sub.platform}:{sub.channel}:{sub.repo.lower()}"
+    return target_key(sub.platform, sub.channel, sub.repo)
+
+
+def target_key(platform: str, channel: str, repo: str) -> str:
+    """The key of the subscription posting `repo` to this channel, if there is one."""
+    return f"{platform}:{channel}:{repo.lower()}"
 
 
 def post_instant(sub: Subscription, day: date) -> datetime:

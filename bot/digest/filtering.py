@@ -12,11 +12,7 @@ from dataclasses import replace
 from bot.core.codeowners import CodeOwners
 from bot.core.filters import SubscriptionFilter
 from bot.core.models import Digest
-
-
-def code(value: str) -> str:
-    """A filter value as inline code in the parent's "7 of 52 PRs … touch `…`" line."""
-    return "`" + value.replace("`", "'") + "`"
+from bot.digest.text import code_span
 
 
 def filtered(
@@ -39,5 +35,5 @@ def filtered(
         entries=entries,
         scope=flt.to_args(),
         scope_total=len(digest.entries),
-        scope_clause=flt.clause(code=code),
+        scope_clause=flt.clause(code=code_span),
     )

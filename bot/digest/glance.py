@@ -19,10 +19,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from bot.core.models import ChangeType, Digest, DigestEntry, RelatedPR, RelationKind
+from bot.core.models import ChangeType, Digest, DigestEntry, RelatedPR, RelationKind, read_scope
+from bot.digest.areas import OTHER, group_areas
 from bot.digest.overview import rule_highlights
 
-OTHER_AREA = "Other"
 ELLIPSIS = "…"
 MAX_TITLE_NAME = 80  # characters of a display name in a rollup's title
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")  # not %a: that follows the locale
@@ -159,16 +159,13 @@ def areas(digest: Digest) -> tuple[GlanceArea, ...]:
                 groups.append((_name(group.name), numbers))
         missing = [n for n in day if n not in seen]
         if missing:
-            groups.append((OTHER_AREA, missing))
+            groups.append((OTHER, missing))
     else:
-        by_name: dict[str, list[int]] = {}
-        for entry in digest.entries:
-            by_name.setdefault(_name(entry.area), []).append(entry.pr.number)
-        groups = sorted(by_name.items(), key=lambda g: (g[0] == OTHER_AREA, -len(g[1])))
+        groups = [(_name(g.name), list(g.numbers)) for g in group_areas(digest.entries)]
     merged: dict[str, list[int]] = {}
     for name, numbers in groups:  # two groups of one name (say "Other") become one
         merged.setdefault(name, []).extend(numbers)
-    ordered = sorted(merged.items(), key=lambda g: g[0] == OTHER_AREA)  # stable: Other last
+    ordered = sorted(merged.items(), key=lambda g: g[0] == OTHER)  # stable: Other last
     return tuple(
         GlanceArea(name, tuple(numbers), _first_link(numbers, digest.links))
         for name, numbers in ordered
@@ -246,10 +243,7 @@ def span_text(digest: Digest, joiner: str = "") -> str:
 def scope_filters(digest: Digest) -> str:
     """The filter of a digest in its chat form ("paths:vllm/v1/attention/**"), without the
     "week" of a rollup's scope; "" for a whole day or an unfiltered week."""
-    words = digest.scope.split(" ")
-    if digest.week is not None and words[0] == "week":
-        return " ".join(words[1:]).strip()
-    return digest.scope
+    return read_scope(digest.scope)[1]
 
 
 def scope_note(digest: Digest) -> str:
@@ -342,7 +336,7 @@ def _first_link(numbers: Iterable[int], links: Mapping[int, str]) -> str | None:
 
 
 def _name(name: str | None) -> str:
-    return _one_line(name) or OTHER_AREA
+    return _one_line(name) or OTHER
 
 
 def _one_line(text: str | None) -> str:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.core.models import AreaGroup, ChangeType, DigestEntry
+from bot.digest.areas import OTHER
 from bot.ports.summarizer import DayCandidate
 
 HIGHLIGHTS = 5  # asked for, and the most shown
@@ -108,7 +109,7 @@ def rule_highlights(entries: Sequence[DigestEntry], span: HighlightRange = DAY) 
 
 
 def folded_areas(
-    groups: Sequence[AreaGroup], order: Sequence[int], other: str = "Other"
+    groups: Sequence[AreaGroup], order: Sequence[int], other: str = OTHER
 ) -> tuple[AreaGroup, ...]:
     """The areas the parent lists: as grouped, or with the one-PR areas folded into "Other"
     when there are more than `MAX_AREAS`. Biggest first, "Other" last, as before; `order` is

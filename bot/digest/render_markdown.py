@@ -11,7 +11,9 @@ from datetime import tzinfo
 
 from bot.core.models import Digest, DigestEntry, PullRequest
 from bot.digest.glance import (
+    GlanceCounts,
     GlancePR,
+    empty_note,
     glance,
     plural,
     scope_note,
@@ -49,29 +51,32 @@ def render_glance(digest: Digest) -> str:
     and a link to the PR), same-day reverts, and every PR's area with its numbers."""
     view = glance(digest)
     c = view.counts
-    counts = [
-        f"**Merged:** {c.merged}",
-        f"**Substantial:** {c.substantial}",
-        f"**Trivial:** {c.trivial}",
-    ]
+    lines = ["## The day at a glance", "", _counts(c, merged=True), ""]
+    lines += _section("### Highlights", [_highlight_line(item) for item in view.items])
+    lines += _section(
+        "### Areas",
+        [
+            f"- **{markdown_text(area.name)}** ({plural(area.count, 'PR')}): "
+            + ", ".join(f"#{n}" for n in area.numbers)
+            for area in view.areas
+        ],
+    )
+    lines += ["---", "", ""]
+    return "\n".join(lines)
+
+
+def _counts(c: GlanceCounts, *, merged: bool) -> str:
+    counts = [f"**Merged:** {c.merged}"] if merged else []
+    counts += [f"**Substantial:** {c.substantial}", f"**Trivial:** {c.trivial}"]
     if c.unsummarized:
         counts.append(f"**Without a summary:** {c.unsummarized}")
     counts.append(f"**Contributors:** {c.contributors}")
-    lines = ["## The day at a glance", "", " · ".join(counts), ""]
-    if view.items:
-        lines += ["### Highlights", ""]
-        lines += [_highlight_line(item) for item in view.items]
-        lines.append("")
-    if view.areas:
-        lines += ["### Areas", ""]
-        for area in view.areas:
-            numbers = ", ".join(f"#{n}" for n in area.numbers)
-            lines.append(
-                f"- **{markdown_text(area.name)}** ({plural(area.count, 'PR')}): {numbers}"
-            )
-        lines.append("")
-    lines += ["---", "", ""]
-    return "\n".join(lines)
+    return " · ".join(counts)
+
+
+def _section(heading: str, items: list[str]) -> list[str]:
+    """A heading and its list, then a blank line; nothing for an empty list."""
+    return [heading, "", *items, ""] if items else []
 
 
 def _highlight_line(item: GlancePR) -> str:
@@ -104,11 +109,7 @@ def render_week_report(digest: Digest) -> str:
     note = scope_note(digest)
     if note:
         lines += [f"**Filter:** {note}", ""]
-    counts = [f"**Substantial:** {c.substantial}", f"**Trivial:** {c.trivial}"]
-    if c.unsummarized:
-        counts.append(f"**Without a summary:** {c.unsummarized}")
-    counts.append(f"**Contributors:** {c.contributors}")
-    lines += [" · ".join(counts), "", "---", ""]
+    lines += [_counts(c, merged=False), "", "---", ""]
     days = week_days(digest)
     if days:
         lines += ["## By day", "", "| Day | PRs |", "| --- | ---: |"]
@@ -116,26 +117,16 @@ def render_week_report(digest: Digest) -> str:
             label = f"[{day.label}]({day.link})" if day.link else day.label
             lines.append(f"| {label} | {day.count} |")
         lines.append("")
-    if view.areas:
-        lines += ["## By area", ""]
-        lines += [
-            f"- **{markdown_text(area.name)}** ({plural(area.count, 'PR')})" for area in view.areas
-        ]
-        lines.append("")
-    if view.highlights:
-        lines += ["## Highlights", ""]
-        lines += [_highlight_line(item) for item in view.highlights]
-        lines.append("")
-    if view.reverts:
-        lines += ["## Reverted within the week", ""]
-        lines += [_highlight_line(item) for item in view.reverts]
-        lines.append("")
+    lines += _section(
+        "## By area",
+        [f"- **{markdown_text(area.name)}** ({plural(area.count, 'PR')})" for area in view.areas],
+    )
+    lines += _section("## Highlights", [_highlight_line(item) for item in view.highlights])
+    lines += _section(
+        "## Reverted within the week", [_highlight_line(item) for item in view.reverts]
+    )
     if not digest.entries:
-        lines += [
-            f"No pull requests were merged into {digest.repo} {span_text(digest)} "
-            f"({window.tz_name}).",
-            "",
-        ]
+        lines += [empty_note(digest), ""]
     for area in view.areas:
         lines += ["---", "", f"## {markdown_text(area.name)}", ""]
         for number in area.numbers:

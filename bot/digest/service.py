@@ -29,11 +29,11 @@ from bot.core.models import (
     SummarySections,
     WeekDay,
     WeekInfo,
-    post_day_key,
+    week_scope,
 )
 from bot.core.reverts import is_revert
 from bot.digest.areas import AreaMap, area_of, group_areas
-from bot.digest.filtering import code, filtered
+from bot.digest.filtering import filtered
 from bot.digest.github_source import GitHubSource, RepoInfo
 from bot.digest.overview import (
     DAY,
@@ -49,6 +49,7 @@ from bot.digest.overview import (
 )
 from bot.digest.ownership import CodeOwnersReader
 from bot.digest.related import find_related
+from bot.digest.text import code_span
 from bot.ports.summarizer import LLMCall, Revision, SummarizeError, Summarizer
 from bot.store.base import StorageError
 from bot.store.store import Store
@@ -58,7 +59,6 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]  # (done, total)
 WeekProgress = Callable[[date, int, int], None]  # (day, done, total)
-WEEK_SCOPE = "week"
 SummarizerFactory = Callable[[Callable[[LLMCall], None]], Summarizer]
 
 
@@ -151,13 +151,13 @@ class DigestService:
     # -- a subscription's part of a day -----------------------------------------------------
 
     async def part(
-        self, repo: str, window: DayWindow, filters: str = "", *, bots: frozenset[str] = frozenset()
+        self, day: Digest, filters: str = "", *, bots: frozenset[str] = frozenset()
     ) -> Digest:
-        """The digest of the PRs `filters` (the chat form, "paths:a/** types:substantial")
-        keeps, at a glance. The whole day is built first and shared: ten filtered
-        subscriptions of a repository cost one fetch and one summary per PR, and each at most
-        its own overview call."""
-        day = await self.digest(repo, window)
+        """The digest of the PRs of the built `day` that `filters` (the chat form,
+        "paths:a/** types:substantial") keeps, at a glance; the whole day's for no filter.
+        Every subscription of a repository starts from the one built day: ten filtered
+        subscriptions cost one fetch and one summary per PR, and each at most its own
+        overview call."""
         flt = parse_filter_args(filters)
         if flt.is_empty:
             return await self.at_a_glance(day)
@@ -202,9 +202,9 @@ class DigestService:
             display_name=self.display_names(repo),
             window=window,
             entries=tuple(entries),
-            scope=post_day_key(WEEK_SCOPE, flt.to_args()) if not flt.is_empty else WEEK_SCOPE,
+            scope=week_scope(flt.to_args()),
             scope_total=total if not flt.is_empty else 0,
-            scope_clause=flt.clause(code=code),
+            scope_clause=flt.clause(code=code_span),
             week=WeekInfo(tuple(days)),
         )
         return await self.at_a_glance(rollup, WEEK)

@@ -72,3 +72,22 @@ def _cut_point(head: str) -> int:
     if amp > 0 and ";" not in head[amp:]:
         return amp
     return max(1, len(head))
+
+
+def bounded_lines(
+    title: str,
+    lines: list[str],
+    limit: int,
+    more: Callable[[int], str],
+    measure: Callable[[str], int] = len,
+) -> str:
+    """`title` and as many `lines` as fit in `limit` (as `measure` counts), in order; `more(n)`
+    is the last line when the n others do not fit (no line is cut, so no escape or link is)."""
+    reserve = max((measure(more(n)) for n in range(1, len(lines) + 1)), default=0) + 1
+    text = title
+    for i, line in enumerate(lines):
+        room = limit - measure(text) - 1 - (reserve if i < len(lines) - 1 else 0)
+        if measure(line) > room:
+            return f"{text}\n{more(len(lines) - i)}"
+        text += "\n" + line
+    return text

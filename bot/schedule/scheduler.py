@@ -31,7 +31,7 @@ from bot.chat.styles import DigestStyles
 from bot.core.clock import utcnow
 from bot.core.day_window import day_window, parse_day, time_of_day, zone
 from bot.core.errors import ConfigurationError, UserInputError
-from bot.core.models import Digest, Subscription, post_day_key
+from bot.core.models import Digest, Subscription, post_day_key, week_scope
 from bot.core.post_times import (
     digest_day,
     is_weekly,
@@ -443,12 +443,7 @@ class DigestScheduler:
             return styles.of(rollup, sub)
         # The day is built (and stored) once for every subscription of the repository; each
         # takes its part from the store, with its own overview.
-        if sub.filters:
-            part = await self.service.part(
-                digest.repo, digest.window, sub.filters, bots=styles.bots
-            )
-        else:
-            part = await self.service.at_a_glance(digest)
+        part = await self.service.part(digest, sub.filters, bots=styles.bots)
         return styles.of(part, sub)
 
     async def _wait_until(self, instant: datetime) -> None:
@@ -485,7 +480,7 @@ def posted_key(sub: Subscription, day: date) -> str:
     """The posts-table day key of `sub`'s post for `day` (a weekly one: the week ending it)."""
     if is_weekly(sub):
         first = (day - timedelta(days=6)).isoformat()
-        return post_day_key(first, post_day_key("week", sub.filters))
+        return post_day_key(first, week_scope(sub.filters))
     return post_day_key(day.isoformat(), sub.filters)
 
 
@@ -528,10 +523,9 @@ async def post_once(
         if is_weekly(sub):  # the week ending with `the_day`
             first = the_day - timedelta(days=6)
             digest = await service.week(sub.repo, first, sub.tz_name, sub.filters, bots=styles.bots)
-        elif sub.filters:
-            digest = await service.part(sub.repo, window, sub.filters, bots=styles.bots)
         else:
-            digest = await service.at_a_glance(await service.digest(sub.repo, window))
+            day = await service.digest(sub.repo, window)
+            digest = await service.part(day, sub.filters, bots=styles.bots)
         outcome = await poster.post(channel, styles.of(digest, sub), quiet=sub.quiet)
     finally:
         await asyncio.to_thread(lease.release)

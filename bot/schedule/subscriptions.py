@@ -23,7 +23,7 @@ from bot.core.day_window import parse_hhmm, zone
 from bot.core.errors import ConfigurationError, PRDigestError
 from bot.core.filters import FILTER_KEYS, FilterConfigError, SubscriptionFilter
 from bot.core.models import Platform, Subscription, TrivialStyle
-from bot.core.post_times import parse_target, subscription_key
+from bot.core.post_times import parse_target, subscription_key, target_key
 from bot.core.pr_ref import parse_repo
 from bot.core.settings import Settings
 from bot.digest.areas import AreaMap
@@ -91,9 +91,10 @@ class _ConfigReader:
         except PRDigestError as exc:
             raise self.error(line, str(exc)) from None
 
-    def read(self) -> list[Subscription]:
+    def parsed(self) -> dict[str, Any]:
+        """The file's TOML; a syntax error names its line and column."""
         try:
-            data = tomllib.loads(self.text)
+            return tomllib.loads(self.text)
         except tomllib.TOMLDecodeError as exc:
             match = _TOML_POSITION.match(str(exc))
             if match is None:
@@ -103,6 +104,15 @@ class _ConfigReader:
                 raise self.error(self.lines.last, f"{reason} (at the end of the file)") from None
             raise self.error(int(match.group("line")), f"{reason} (column {column})") from None
 
+    def areas(self, data: dict[str, Any] | None = None) -> AreaMap | None:
+        """The `[areas]` map, checked, with the line of a mistake; None when there is none."""
+        table = (self.parsed() if data is None else data).get("areas")
+        if not table:
+            return None
+        return self.check(self.lines.line("areas"), AreaMap.from_config, table)
+
+    def read(self) -> list[Subscription]:
+        data = self.parsed()
         for key, value in data.items():
             if key not in ("defaults", "subscription", "areas"):
                 table = key if isinstance(value, dict | list) else ""
@@ -119,7 +129,7 @@ class _ConfigReader:
                 line = self.lines.line("defaults", 0, key)
                 raise self.error(line, f"unknown default {key!r} (allowed: {allowed})")
 
-        self.check(self.lines.line("areas"), AreaMap.from_config, data.get("areas") or {})
+        self.areas(data)
         entries = data.get("subscription")
         if entries is None:
             raise self.error(1, "no subscriptions: add a [[subscription]] table with repo and to")
@@ -231,31 +241,25 @@ def load_config(path: Path, settings: Settings) -> list[Subscription]:
     PRDIGEST_DIGEST_TIME and PRDIGEST_TIMEZONE.
     """
     _check_env_defaults(settings)
+    return _config_reader(path, settings).read()
+
+
+def load_area_map(settings: Settings) -> AreaMap | None:
+    """prdigest.toml's `[areas]` map, when PRDIGEST_CONFIG names a file that has one; its
+    mistakes are reported as `load_config` reports them, with the line."""
+    if settings.config_path is None:
+        return None
+    return _config_reader(settings.config_path, settings).areas()
+
+
+def _config_reader(path: Path, settings: Settings) -> _ConfigReader:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigurationError(f"PRDIGEST_CONFIG: {path} does not exist") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigurationError(f"Cannot read {path}: {exc}") from None
-    return _ConfigReader(path, text, settings).read()
-
-
-def load_area_map(settings: Settings) -> AreaMap | None:
-    """prdigest.toml's `[areas]` map, when PRDIGEST_CONFIG names a file that has one (the
-    file was checked as a whole by `load_config` when the subscriptions were read)."""
-    if settings.config_path is None:
-        return None
-    try:
-        data = tomllib.loads(settings.config_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return None  # load_config reports the file's problem, with its line
-    table = data.get("areas")
-    if not table:
-        return None
-    try:
-        return AreaMap.from_config(table)
-    except PRDigestError as exc:
-        raise ConfigurationError(f"{settings.config_path}, [areas]: {exc}") from None
+    return _ConfigReader(path, text, settings)
 
 
 def env_subscriptions(settings: Settings) -> list[Subscription]:
@@ -345,7 +349,5 @@ class Subscriptions:
         return list(subs.values())
 
     def configured_for(self, platform: str, channel: str, repo: str) -> Subscription | None:
-        for sub in self.configured:
-            if (sub.platform, sub.channel, sub.repo.lower()) == (platform, channel, repo.lower()):
-                return sub
-        return None
+        key = target_key(platform, channel, repo)
+        return next((s for s in self.configured if subscription_key(s) == key), None)
