@@ -44,16 +44,6 @@ def apply_endpoints(settings: Settings) -> None:
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway)
 
 
-def reply_index(digest: Digest, pr_number: int) -> tuple[int, DigestEntry]:
-    """A PR's position among the replies of its own (`digest.thread_entries`), and its entry;
-    a PR of the grouped reply is placed after them (it gets no reply of its own)."""
-    for index, entry in enumerate(digest.thread_entries, start=1):
-        if entry.pr.number == pr_number:
-            return index, entry
-    entry = next(e for e in digest.entries if e.pr.number == pr_number)
-    return len(digest.thread_entries) + 1, entry
-
-
 class DiscordTransport:
     platform = Platform.DISCORD
 
@@ -132,7 +122,7 @@ class DiscordTransport:
     async def find_reply(
         self, channel: str, thread_id: str, digest: Digest, pr_number: int
     ) -> Posted | None:
-        index, entry = reply_index(digest, pr_number)
+        index, entry = digest.reply_index(pr_number)
         found: dict[int, discord.Message] = {}
         async for message in self._own_history(thread_id):
             if message.embeds and message.embeds[0].url == entry.pr.url:

@@ -62,16 +62,6 @@ def make_client(token: str | None, api_url: str | None) -> AsyncWebClient:
     )
 
 
-def reply_index(digest: Digest, pr_number: int) -> tuple[int, DigestEntry]:
-    """A PR's position among the replies of its own (`digest.thread_entries`), and its entry;
-    a PR of the grouped reply is placed after them (it gets no reply of its own)."""
-    for index, entry in enumerate(digest.thread_entries, start=1):
-        if entry.pr.number == pr_number:
-            return index, entry
-    entry = next(e for e in digest.entries if e.pr.number == pr_number)
-    return len(digest.thread_entries) + 1, entry
-
-
 class SlackTransport:
     platform = PLATFORM
 
@@ -241,7 +231,7 @@ class SlackTransport:
                 found.add(part)
         if first is None:
             return None
-        index, entry = reply_index(digest, pr_number)
+        index, entry = digest.reply_index(pr_number)
         messages = render.reply_messages(digest, entry, index)
         for part, message in enumerate(messages[1:], start=2):
             if part not in found:

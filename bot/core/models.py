@@ -390,6 +390,15 @@ class Digest:
         """The PRs listed one line each in the grouped reply."""
         return tuple(e for e in self.entries if e.grouped)
 
+    def reply_index(self, pr_number: int) -> tuple[int, DigestEntry]:
+        """A PR's position among the replies of its own (`thread_entries`), and its entry; a
+        PR of the grouped reply is placed after them (it gets no reply of its own)."""
+        for index, entry in enumerate(self.thread_entries, start=1):
+            if entry.pr.number == pr_number:
+                return index, entry
+        entry = next(e for e in self.entries if e.pr.number == pr_number)
+        return len(self.thread_entries) + 1, entry
+
     def entry(self, number: int) -> DigestEntry | None:
         return next((e for e in self.entries if e.pr.number == number), None)
 
