@@ -253,19 +253,27 @@ def test_a_write_killed_mid_transaction_is_rolled_back(tmp_path):
 # -- a full disk, a read-only file -------------------------------------------------------------
 
 
-def test_a_full_disk_is_one_clear_line_not_a_traceback(env, github, llm):
+@pytest.mark.parametrize(
+    ("files", "room"),
+    [
+        pytest.param({1: 40, 2: 40, 3: 40}, 2, id="full at the first write"),
+        # The newest PR fits; the disk fills while an older one is stored after its fetch.
+        pytest.param({1: 3000, 2: 3000, 3: 1}, 12, id="full while storing a later PR"),
+    ],
+)
+def test_a_full_disk_is_one_clear_line_not_a_traceback(env, github, llm, files, room):
     from click.testing import CliRunner
 
     from bot.app.cli import cli
     from bot.store.store import Store
     from tests.conftest import make_pr
 
-    github.add_prs(REPO, [make_pr(n, f"2026-02-23 1{n}:00:00", files=40) for n in range(1, 4)])
+    github.add_prs(REPO, [make_pr(n, f"2026-02-23 1{n}:00:00", files=files[n]) for n in (1, 2, 3)])
     db = env.db_path
     Store(db).close()  # created, schema in place
-    page_limit = sqlite3.connect(db).execute("PRAGMA page_count").fetchone()[0] + 2
+    page_limit = sqlite3.connect(db).execute("PRAGMA page_count").fetchone()[0] + room
 
-    def full(*args, **kwargs):  # every connection the CLI opens can grow by two pages only
+    def full(*args, **kwargs):  # every connection the CLI opens can grow by `room` pages only
         conn = real_connect(*args, **kwargs)
         conn.execute(f"PRAGMA max_page_count = {page_limit}")
         return conn

@@ -302,6 +302,8 @@ class DigestService:
             for number in sorted(numbers, reverse=True):
                 try:
                     pr, info = await self._stored_or_fetched(repo, number, info)
+                except StorageError:
+                    raise  # a full disk while storing the PR is not this PR's fault: stop
                 except PRDigestError as exc:
                     unfetched.append(DigestEntry(_placeholder(repo, number), error=str(exc)))
                     tick(None)
