@@ -329,3 +329,20 @@ def test_a_codeowners_filter_on_a_repository_without_codeowners_is_a_clear_error
     assert result.exit_code != 0
     assert "has no CODEOWNERS file" in result.stderr and "Traceback" not in result.output
     assert slack_env.posted(CHANNEL) == []
+
+
+def test_run_refuses_a_configured_codeowners_subscription_of_a_repository_without_one(
+    slack_env, github, monkeypatch, tmp_path
+):
+    """A subscription in prdigest.toml is "made" when `prdigest run` starts: refused there, in
+    one line naming it, before any connection; not left to fail each morning in a log."""
+    add_day(github)
+    config = write_config(tmp_path, 'codeowners = ["@vllm-project/rocm-team"]')
+    monkeypatch.setenv("PRDIGEST_CONFIG", str(config))
+    monkeypatch.setenv("SLACK_APP_TOKEN", "xapp-test-token")
+    result = CliRunner().invoke(cli, ["run"])
+    assert result.exit_code == 2, result.output
+    (line,) = [line for line in result.stderr.splitlines() if line.strip()]
+    assert str(config) in line and f"{REPO} to slack:{CHANNEL} filters by codeowners" in line
+    assert "has no CODEOWNERS file" in line and "Traceback" not in result.output
+    assert slack_env.posted(CHANNEL) == []

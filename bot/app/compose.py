@@ -68,6 +68,7 @@ class App:
     service: DigestService
     scheduler: DigestScheduler
     core: ChatCore
+    subscriptions: Subscriptions
     bots: dict[Platform, Any] = field(default_factory=dict)
 
     def entries(self) -> list[tuple[PlatformEntry, Any]]:
@@ -88,15 +89,16 @@ def build_app(settings: Settings) -> App:
     service = build_service(settings, store)
     posters: dict[str, DigestPoster] = {}  # filled below, as each platform's bot is built
     # It runs even with no subscription yet: `/digest subscribe` adds them at runtime.
+    subscriptions = Subscriptions.from_settings(settings, store)
     scheduler = DigestScheduler(
         service,
         posters,
-        Subscriptions.from_settings(settings, store),
+        subscriptions,
         settings,
         lease=Lease(store, "scheduler"),
     )
     core = ChatCore(settings, service, store, scheduler=scheduler)
-    app = App(settings, store, service, scheduler, core)
+    app = App(settings, store, service, scheduler, core, subscriptions)
     for entry in entries:
         bot = entry.build(settings, service, store, core)
         app.bots[entry.platform] = bot

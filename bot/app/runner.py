@@ -19,6 +19,7 @@ from bot.app.platforms import RunOptions
 from bot.chat.posting import resume_unfinished
 from bot.core.models import Platform
 from bot.core.settings import Settings
+from bot.schedule.subscriptions import check_configured_owners
 
 __all__ = ["NOTHING_CONFIGURED", "run_bot"]
 
@@ -35,6 +36,14 @@ async def run_bot(
     on_started: Callable[[str], None] | None = None,
 ) -> None:
     app = build_app(settings)
+    try:
+        await check_configured_owners(
+            app.subscriptions.configured, app.service.owners, _config_name(settings)
+        )
+    except BaseException:
+        await app.service.aclose()
+        app.store.close()
+        raise
     background: set[asyncio.Task[Any]] = set()
 
     def connected(platform: Platform) -> None:
@@ -64,6 +73,10 @@ async def run_bot(
         await asyncio.gather(*pending, return_exceptions=True)
         await app.service.aclose()
         app.store.close()
+
+
+def _config_name(settings: Settings) -> str:
+    return str(settings.config_path) if settings.config_path else "PRDIGEST_REPO"
 
 
 async def _until_stopped(app: App, tasks: list[asyncio.Future[None]]) -> None:

@@ -12,6 +12,7 @@ Three sources, one shape (`bot.core.models.Subscription`):
 
 from __future__ import annotations
 
+import logging
 import re
 import tomllib
 from collections.abc import Callable
@@ -20,17 +21,25 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from bot.core.day_window import parse_hhmm, zone
-from bot.core.errors import ConfigurationError, PRDigestError
-from bot.core.filters import FILTER_KEYS, FilterConfigError, SubscriptionFilter
+from bot.core.errors import ConfigurationError, PRDigestError, UserInputError
+from bot.core.filters import (
+    FILTER_KEYS,
+    FilterConfigError,
+    SubscriptionFilter,
+    parse_filter_args,
+)
 from bot.core.models import Platform, Subscription, TrivialStyle
 from bot.core.post_times import parse_target, subscription_key, target_key
 from bot.core.pr_ref import parse_repo
 from bot.core.settings import Settings
 from bot.digest.areas import AreaMap
+from bot.digest.ownership import CodeOwnersReader
 from bot.store.store import Store
 from bot.store.subscriptions import SubscriptionStore
 
 T = TypeVar("T")
+
+log = logging.getLogger(__name__)
 
 
 # -- prdigest.toml and the environment -------------------------------------------------------
@@ -316,6 +325,30 @@ def configured_subscriptions(settings: Settings) -> list[Subscription]:
     if settings.config_path is not None:
         return load_config(settings.config_path, settings)
     return env_subscriptions(settings)
+
+
+async def check_configured_owners(
+    subscriptions: list[Subscription], owners: CodeOwnersReader, where: str
+) -> None:
+    """Refuse, at start, a configured subscription filtering by codeowners of a repository
+    that has no CODEOWNERS file, as chat refuses one when it is made: otherwise its every
+    digest would fail, or post nothing, in silence. GitHub failing now is no reason to refuse
+    to start: each digest reads the file again (and says so if it is missing)."""
+    checked: set[str] = set()
+    for sub in subscriptions:
+        repo = sub.repo.lower()
+        if repo in checked or not parse_filter_args(sub.filters).needs_codeowners:
+            continue
+        checked.add(repo)
+        try:
+            await owners.require(sub.repo)
+        except UserInputError as exc:
+            raise ConfigurationError(
+                f"{where}: {sub.repo} to {sub.platform}:{sub.channel} filters by codeowners, "
+                f"but {exc}"
+            ) from None
+        except PRDigestError as exc:
+            log.warning("CODEOWNERS of %s not checked at start: %s", sub.repo, exc)
 
 
 # -- configured and chat subscriptions together ----------------------------------------------------------------
