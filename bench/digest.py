@@ -78,7 +78,8 @@ async def build_day(settings: Settings, db: Path) -> tuple[float, int]:
     return elapsed, len(digest.entries)
 
 
-def settings_for(github: FakeGitHub, llm: FakeOpenAI, db: Path, concurrency: int) -> Settings:
+def settings_for(github: FakeGitHub, llm: FakeOpenAI, db: Path, **more: str) -> Settings:
+    """prdigest's settings against the fakes; `more` adds variables (PRDIGEST_CONCURRENCY...)."""
     return Settings.from_env(
         {
             "GITHUB_TOKEN": "bench-token",
@@ -86,9 +87,13 @@ def settings_for(github: FakeGitHub, llm: FakeOpenAI, db: Path, concurrency: int
             "OPENAI_API_KEY": "bench-key",
             "OPENAI_BASE_URL": llm.url + "/v1",
             "PRDIGEST_DB": str(db),
-            "PRDIGEST_CONCURRENCY": str(concurrency),
+            **more,
         }
     )
+
+
+def concurrent(github: FakeGitHub, llm: FakeOpenAI, db: Path, concurrency: int) -> Settings:
+    return settings_for(github, llm, db, PRDIGEST_CONCURRENCY=str(concurrency))
 
 
 def main() -> None:
@@ -106,7 +111,7 @@ def main() -> None:
         github.add_prs(REPO, prs)
         db = tmp / "bench.db"
 
-        wall, count = asyncio.run(build_day(settings_for(github, llm, db, args.concurrency), db))
+        wall, count = asyncio.run(build_day(concurrent(github, llm, db, args.concurrency), db))
         gh_calls = len(github.requests)
         search_pages = github.count(path_regex=r"/search/issues")
         per_pr = github.count(path_regex=r"/pulls/\d+")
@@ -114,7 +119,7 @@ def main() -> None:
         prompt_tokens = [r["prompt_tokens"] for r in Store(db).db["llm_calls"].rows]
 
         github.clear_requests()
-        rerun, _ = asyncio.run(build_day(settings_for(github, llm, db, args.concurrency), db))
+        rerun, _ = asyncio.run(build_day(concurrent(github, llm, db, args.concurrency), db))
         rerun_llm = llm.completions_count - llm_calls
         rerun_gh = len(github.requests)
 
@@ -126,7 +131,7 @@ def main() -> None:
         )
         if not args.skip_sequential:
             seq_db = tmp / "sequential.db"
-            seq, _ = asyncio.run(build_day(settings_for(github, llm, seq_db, 1), seq_db))
+            seq, _ = asyncio.run(build_day(concurrent(github, llm, seq_db, 1), seq_db))
             print(
                 f"one PR after another:         {seq:.2f} s   (speed-up {seq / wall:.1f}x, target >= 6)"
             )

@@ -46,6 +46,7 @@ sys.path.insert(0, str(ROOT))
 
 from adapters.discord import render as discord_render  # noqa: E402
 from adapters.slack import render as slack_render  # noqa: E402
+from bench.digest import settings_for  # noqa: E402
 from bench.quality import fake_pr, load_days  # noqa: E402
 from bot.app.compose import build_service  # noqa: E402
 from bot.core.day_window import day_window  # noqa: E402
@@ -266,19 +267,6 @@ def show(label: str, text: str, sizes: str, digest: Digest) -> tuple[int, int, i
 # -- the day -------------------------------------------------------------------------------------
 
 
-def settings_for(github: FakeGitHub, llm: FakeOpenAI, db: Path) -> Settings:
-    return Settings.from_env(
-        {
-            "GITHUB_TOKEN": "bench-token",
-            "GITHUB_API_URL": github.url,
-            "OPENAI_API_KEY": "bench-key",
-            "OPENAI_BASE_URL": llm.url + "/v1",
-            "PRDIGEST_DB": str(db),
-            "PRDIGEST_DISPLAY_NAME": DISPLAY_NAME,
-        }
-    )
-
-
 async def build_day(settings: Settings, store: Store, day: date) -> Digest:
     service = build_service(settings, store)
     try:
@@ -321,7 +309,11 @@ def main() -> None:
             db = tmp_dir / "glance.db"
             store = Store(db)
             digest = asyncio.run(
-                build_day(settings_for(github, llm, db), store, date.fromisoformat(args.day))
+                build_day(
+                    settings_for(github, llm, db, PRDIGEST_DISPLAY_NAME=DISPLAY_NAME),
+                    store,
+                    date.fromisoformat(args.day),
+                )
             )
             calls = Counter(row["purpose"] for row in store.db["llm_calls"].rows)
         report(digest, answers, args, calls, old_slack, old_discord)

@@ -11,12 +11,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from openai import AsyncOpenAI
 
 from bot.core.models import ChangedFile, ChangeType, PRSummary, PullRequest, SummarySections
 from summarizer.claims import check_claims, extract_claims
-from summarizer.local_summarizer import local_openai_summarizer
-from summarizer.openai_summarizer import OpenAISummarizer
 from summarizer.prompt import (
     COMPACT_PROMPT_VERSION,
     COMPACT_SYSTEM_PROMPT,
@@ -41,6 +38,7 @@ from summarizer.schema import (
     parse_answer,
 )
 from tests.fakes.openai_api import FakeOpenAI, SmallModel, default_responder
+from tests.summarizers import hosted, local
 
 PR = PullRequest(
     repo="o/r",
@@ -88,18 +86,6 @@ def words(n: int) -> str:
 def server():
     with FakeOpenAI() as srv:
         yield srv
-
-
-def client(server: FakeOpenAI) -> AsyncOpenAI:
-    return AsyncOpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0)
-
-
-def hosted(server: FakeOpenAI) -> OpenAISummarizer:
-    return OpenAISummarizer(client(server), "gpt-4.1-mini")
-
-
-def local(server: FakeOpenAI) -> OpenAISummarizer:
-    return local_openai_summarizer(client(server), "qwen2.5-coder-1.5b", 8192)
 
 
 # -- the schemas ask for it ----------------------------------------------------------------------

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from openai import AsyncOpenAI
 
 from bot.ports.summarizer import DayCandidate, LLMCall, SummarizeError
 from summarizer.highlights import (
@@ -24,8 +23,6 @@ from summarizer.highlights import (
     candidate_line,
     parse_highlights,
 )
-from summarizer.local_summarizer import local_openai_summarizer
-from summarizer.openai_summarizer import OpenAISummarizer
 from summarizer.prompt import CPU_PROMPT_TOKENS
 from summarizer.sampling import highlights_cap
 from tests.fakes.openai_api import (
@@ -36,6 +33,7 @@ from tests.fakes.openai_api import (
     invented_highlights,
     too_few_highlights,
 )
+from tests.summarizers import hosted, local
 
 REPO = "vllm-project/vllm"
 DAY = "2026-02-23"
@@ -63,21 +61,6 @@ DAY_PRS = [
 def server():
     with FakeOpenAI() as srv:
         yield srv
-
-
-def client(server: FakeOpenAI, retries: int = 0) -> AsyncOpenAI:
-    return AsyncOpenAI(base_url=server.url + "/v1", api_key="k", max_retries=retries)
-
-
-def hosted(server: FakeOpenAI, calls: list[LLMCall] | None = None, retries: int = 0):
-    log = calls.append if calls is not None else None
-    return OpenAISummarizer(client(server, retries), "gpt-4.1-mini", call_log=log)
-
-
-def local(server: FakeOpenAI, calls: list[LLMCall] | None = None) -> OpenAISummarizer:
-    """The summarizer as the built-in model gets it: compact CPU budget, grammar, greedy."""
-    log = calls.append if calls is not None else None
-    return local_openai_summarizer(client(server), "qwen2.5-coder-1.5b", 8192, log)
 
 
 def listed(request: dict) -> list[str]:

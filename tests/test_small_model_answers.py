@@ -11,14 +11,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from openai import AsyncOpenAI
 
 from bot.core.models import ChangedFile, PullRequest
 from bot.ports.summarizer import SummarizeError
-from summarizer.local_summarizer import local_openai_summarizer
-from summarizer.openai_summarizer import OpenAISummarizer
 from summarizer.sampling import LOCAL, LOCAL_SECTION_CHARS, RETRY_SECTION_CHARS
 from tests.fakes.openai_api import FakeOpenAI, SmallModel
+from tests.summarizers import hosted, local
 
 PR = PullRequest(
     repo="o/r",
@@ -41,19 +39,6 @@ PR = PullRequest(
 def server():
     with FakeOpenAI() as srv:
         yield srv
-
-
-def client(server: FakeOpenAI) -> AsyncOpenAI:
-    return AsyncOpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0)
-
-
-def hosted(server: FakeOpenAI) -> OpenAISummarizer:
-    return OpenAISummarizer(client(server), "gpt-4.1-mini")
-
-
-def local(server: FakeOpenAI) -> OpenAISummarizer:
-    """The summarizer exactly as the built-in model gets it, against the fake endpoint."""
-    return local_openai_summarizer(client(server), "qwen2.5-coder-1.5b", 8192)
 
 
 @pytest.mark.parametrize("make", [hosted, local], ids=["hosted", "local"])

@@ -511,32 +511,27 @@ def test_area_replies_are_titled_with_their_area():
 
 
 async def test_slack_finds_each_area_reply_by_its_title():
-    week = small_week()
-    frontend, kernels, docs = groups(week)
     with FakeSlack() as slack:
         transport = SlackTransport(make_client(slack.bot_token, slack.api_url), pace=0)
-        parent = await transport.send_parent(CHANNEL, week)
-        sent = {}
-        for group in (frontend, kernels):
-            sent[group.group_title] = await transport.send_group(CHANNEL, parent.thread_id, group)
-        assert await transport.find_group(CHANNEL, parent.thread_id, frontend) == sent["Frontend"]
-        assert await transport.find_group(CHANNEL, parent.thread_id, kernels) == sent["Kernels"]
-        assert await transport.find_group(CHANNEL, parent.thread_id, docs) is None
+        await finds_each_area_reply_by_its_title(transport, CHANNEL)
 
 
 async def test_discord_finds_each_area_reply_by_its_title(fake, settings):
+    async with running_bot(fake, settings) as bot:
+        await finds_each_area_reply_by_its_title(bot.transport, fake.channel_id)
+
+
+async def finds_each_area_reply_by_its_title(transport, channel: str) -> None:
+    """Two of three area replies sent: each is found by its title, the third is not."""
     week = small_week()
     frontend, kernels, docs = groups(week)
-    async with running_bot(fake, settings) as bot:
-        transport = bot.transport
-        channel = fake.channel_id
-        parent = await transport.send_parent(channel, week)
-        sent = {}
-        for group in (frontend, kernels):
-            sent[group.group_title] = await transport.send_group(channel, parent.thread_id, group)
-        assert await transport.find_group(channel, parent.thread_id, frontend) == sent["Frontend"]
-        assert await transport.find_group(channel, parent.thread_id, kernels) == sent["Kernels"]
-        assert await transport.find_group(channel, parent.thread_id, docs) is None
+    parent = await transport.send_parent(channel, week)
+    sent = {}
+    for group in (frontend, kernels):
+        sent[group.group_title] = await transport.send_group(channel, parent.thread_id, group)
+    assert await transport.find_group(channel, parent.thread_id, frontend) == sent["Frontend"]
+    assert await transport.find_group(channel, parent.thread_id, kernels) == sent["Kernels"]
+    assert await transport.find_group(channel, parent.thread_id, docs) is None
 
 
 # -- the Markdown week report ----------------------------------------------------------------------

@@ -13,10 +13,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from bot.core.errors import NotFoundError, PRDigestError
+from bot.core.errors import NotFoundError, SourceError
 from bot.core.models import DayWindow, DigestEntry, PullRequest, RelatedPR, RelationKind
 from bot.core.reverts import RevertRef, followup_refs, is_revert, revert_target
-from bot.store.base import StorageError
 from bot.store.store import Store
 
 log = logging.getLogger(__name__)
@@ -156,9 +155,7 @@ class _Finder:
         except NotFoundError:
             await self.store.aio.mark_not_pr(repo, number)  # an issue, or no such number
             return None
-        except StorageError:
-            raise  # a full disk stops the digest with the store's one line, as elsewhere
-        except PRDigestError as exc:
+        except SourceError as exc:
             # GitHub failing (a 502 after retries): this link is left out, and the number is
             # not marked, so the next digest asks again.
             log.warning("related PR %s#%s not fetched: %s", repo, number, exc)

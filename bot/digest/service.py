@@ -15,7 +15,7 @@ from datetime import date, timedelta
 
 from bot.core.clock import utcnow
 from bot.core.day_window import day_window, is_complete
-from bot.core.errors import PRDigestError
+from bot.core.errors import NotFoundError, SourceError
 from bot.core.filters import parse_filter_args
 from bot.core.models import (
     ChangeType,
@@ -302,9 +302,7 @@ class DigestService:
             for number in sorted(numbers, reverse=True):
                 try:
                     pr, info = await self._stored_or_fetched(repo, number, info)
-                except StorageError:
-                    raise  # a full disk while storing the PR is not this PR's fault: stop
-                except PRDigestError as exc:
+                except (NotFoundError, SourceError) as exc:  # GitHub's answer for this PR
                     unfetched.append(DigestEntry(_placeholder(repo, number), error=str(exc)))
                     tick(None)
                     continue
