@@ -20,6 +20,7 @@ from bot.core.models import (
     Usage,
 )
 from tests.fakes.discord import limit_errors
+from tests.surfaces import discord_links, discord_pings, discord_texts
 
 REPO = "vllm-project/vllm"
 WINDOW = day_window(date(2026, 2, 23), "America/Los_Angeles")
@@ -138,9 +139,11 @@ def test_thousands_of_files_are_listed_briefly_with_a_link_to_all():
 def test_hostile_text_cannot_mention_or_mask_a_link():
     hostile = "@everyone @HERE <@123> <@!456> <@&789> <#42> [docs](https://evil.example/x)"
     entry = DigestEntry(pr(9, title=hostile, author="<@1>"), summary(9, hostile))
-    text = all_text(render.entry_messages(entry))
-    for raw in ("@everyone", "@HERE", "<@123>", "<@!456>", "<@&789>", "<#42>", "[docs]("):
-        assert raw not in text
+    messages = render.entry_messages(entry)
+    text = all_text(messages)
+    assert [p for t in discord_texts(messages) for p in discord_pings(t)] == []
+    links = {u for t in discord_texts(messages) for u in discord_links(t)}
+    assert "https://evil.example/x" not in links  # shown as code, never a link
     assert "@\u200beveryone" in text  # still readable as typed
     assert "[<@" not in text  # an odd login is shown as text, never inside a link
 

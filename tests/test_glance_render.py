@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
+from urllib.parse import urlsplit
 
 import discord
 import pytest
@@ -45,6 +46,7 @@ from bot.ports.chat import Posted
 from tests.fakes.discord import limit_errors, running_bot
 from tests.fakes.slack import FakeSlack
 from tests.report_parser import parse_report
+from tests.surfaces import discord_links, discord_pings, discord_texts
 
 REPO = "o/r"
 WINDOW = day_window(date(2026, 2, 23), "America/Los_Angeles")
@@ -227,7 +229,7 @@ PINNED_REPORT = (
     "### Base Information\n"
     "\n"
     "- **PR Number:** #5\n"
-    "- **Author:** [dependabot[bot]](https://github.com/dependabot[bot])\n"
+    "- **Author:** [dependabot[bot]](https://github.com/apps/dependabot)\n"
     "- **Merged By:** [lead](https://github.com/lead)\n"
     "- **Merged time:** 2026-02-23 18:05:00\n"
     "- **Type:** `TRIVIAL`\n"
@@ -406,7 +408,7 @@ def test_with_overview_the_report_puts_the_glance_between_its_header_and_the_fir
                       overview=DayOverview((9,), (AreaGroup("<i>Area</i>", (9,)),)))  # fmt: skip
     text = render_report(hostile, overview=True)
     assert r"\*\*bold\*\* \<b\>x\</b\>" in text and r"**\<i\>Area\</i\>**" in text
-    assert "[a](https" not in text
+    assert "[a](https" not in text.replace("`[a](https://e.x)`", "")  # a link is shown as code
 
 
 # -- a 120-PR day ------------------------------------------------------------------------------
@@ -531,11 +533,20 @@ def assert_slack_safe(message: slack_render.SlackMessage, allowed: set[str]) -> 
 
 
 def assert_discord_safe(message: discord_render.Message, allowed: set[str]) -> None:
-    text = discord_all_text(message)
-    assert not re.search(r"@(everyone|here)|<@[!&]?\d|<#\d", text)
-    assert "[click](" not in text
-    urls = re.findall(r"\]\((https?://[^)\s]+)\)", text)
-    assert [u for u in urls if u not in allowed and not u.startswith(GITHUB)] == []
+    texts = discord_texts([message])
+    assert [p for t in texts for p in discord_pings(t)] == []
+    assert not re.search(r"(?<!\\)<#\d", "".join(texts))
+    urls = [u for t in texts for u in discord_links(t)]
+    assert [u for u in urls if u not in allowed and not github_page(u)] == []
+
+
+def github_page(url: str) -> bool:
+    """A PR's page or files, or a profile, on github.com: parsed, never matched by prefix."""
+    parts = urlsplit(url)
+    return (
+        parts.scheme == "https" and parts.netloc == "github.com" and not parts.query
+        and bool(re.fullmatch(r"/o/r/pull/\d+(/files)?|/(apps/)?[A-Za-z0-9-]+|/o/r", parts.path))
+    )  # fmt: skip
 
 
 GITHUB = "https://github.com/"  # PR pages and profiles
@@ -770,7 +781,7 @@ def test_hostile_headlines_titles_and_area_names_cannot_ping_or_link():
             assert "evil.example" in rest and not re.search(r"https?://", rest)
     (embed,) = discord_render.parent_message(day.with_links({7: "https://d.test/7"})).embeds
     (area,) = [line for line in embed["description"].split("\n") if "https://d.test/7) (1)" in line]
-    assert area.startswith("• [<!channel> <!here> @\u200beveryone ")  # shown, never pinging
+    assert area.startswith("• [\\<!channel\\> \\<!here\\> @\u200beveryone ")  # never pinging
     assert "\\[click\\]" in area  # the name's brackets cannot close our link early
 
 
@@ -809,7 +820,7 @@ def test_a_hostile_headline_is_escaped_in_the_reply():
         "&lt;!channel&gt; ping &lt;@U0BOSS&gt; &lt;@123&gt; &amp; [x](https://evil.example)"
     )
     description = discord_render.entry_messages(entry, UTC)[0].embeds[0]["description"]
-    assert "<@123>" not in description and "[x](" not in description
+    assert discord_pings(description) == [] and discord_links(description) == []
 
 
 def test_related_prs_are_listed_in_replies_linked_to_their_message_when_known():
@@ -867,7 +878,7 @@ def test_the_grouped_reply_lists_trivial_and_bot_prs_and_ends_with_how_to_flag()
     assert message.content == "**Small changes** · 3 PRs"
     (embed,) = message.embeds
     assert (
-        f"• [#5 Fix \\*typo\\* in <docs>]({pr_url(5)}) — Fixes a typo in the docs."
+        f"• [#5 Fix \\*typo\\* in \\<docs\\>]({pr_url(5)}) — Fixes a typo in the docs."
         in (embed["description"])
     )
     assert embed["description"].endswith(

@@ -20,6 +20,7 @@ from datetime import tzinfo
 from typing import Any
 
 from bot.core.models import ChangeType, Digest, DigestEntry
+from bot.core.untrusted import clean
 from bot.digest import text as shared_text
 from bot.digest.glance import (
     Glance,
@@ -73,8 +74,11 @@ _PART_RESERVE = len(" · part 999 of 999")
 _EVERYONE = re.compile(r"@(everyone|here)", re.IGNORECASE)
 _MENTION = re.compile(r"<(@[!&]?|#)(\d+)>")
 _MASKED_LINK = re.compile(r"\[([^\]\n]*)\]\(")
-_SCHEME = re.compile(r"\b[a-z][a-z0-9+.-]*:(?=//)", re.IGNORECASE)
-_MARKDOWN = re.compile(r"([\\*_~|`\[\]])")
+_LINK_START = re.compile(r"[a-z][a-z0-9+.-]*:|www\.|@|//", re.IGNORECASE)
+_MARKDOWN = re.compile(r"([\\*_~|`\[\]<>])")
+# What starts a block at the beginning of a line in Discord: a heading, subtext, a quote,
+# a list item.
+_BLOCK_START = re.compile(r"#|-#|>|[-*+] |\d{1,9}[.)] ")
 _GROUP_TAIL = r" · \d+ PRs?(?: \(part (?P<part>\d+) of \d+\))?$"
 
 
@@ -92,23 +96,55 @@ def text_length(text: str) -> int:
 
 
 def sanitize(text: str | None) -> str:
-    """Text from a PR or a model, made unable to ping or to disguise a link.
-
-    `@everyone`/`@here` and `<@id>`, `<@&id>`, `<#id>` get a zero-width space so Discord
-    shows them as typed; `[text](url)` loses its mask so a link shows where it goes.
-    """
-    value = text or ""
-    value = _EVERYONE.sub("@\u200b\\1", value)
+    """Text made unable to ping or to disguise a link, for where Discord shows no Markdown
+    (an embed's title, a footer): `@everyone`/`@here` and `<@id>`, `<@&id>`, `<#id>` get a
+    zero-width space so Discord shows them as typed; `[text](url)` loses its mask."""
+    value = _EVERYONE.sub("@\u200b\\1", clean(text))
     value = _MENTION.sub(lambda m: f"<{m.group(1)}\u200b{m.group(2)}>", value)
     return _MASKED_LINK.sub(lambda m: f"[{m.group(1)}]\u200b(", value)
 
 
+def unlinked(text: str | None) -> str:
+    """`sanitize`d untrusted text where a URL-like token stays words: its scheme, `www.`,
+    `@` and `//` are broken by a zero-width space (an embed's title, a literal label)."""
+    return "".join(
+        _LINK_START.sub(lambda m: m.group(0) + "\u200b", piece) if kind == "link" else piece
+        for kind, piece in shared_text.inline_parts(sanitize(text))
+    )
+
+
+def untrusted(text: str | None) -> str:
+    """Text from a PR or a model (a section, a headline, a note) as Discord Markdown that
+    shows it as written and cannot ping, link or change the layout around it: code spans
+    kept, a URL-like token shown as code, markup escaped, each paragraph on one line whose
+    first character is escaped when it could start a heading, quote or list."""
+    paragraphs = []
+    for paragraph in re.split(r"\n[ \t]*\n", clean(text).strip()):
+        line = _inline(" ".join(paragraph.split()))
+        if _BLOCK_START.match(line):
+            line = "\\" + line
+        if line:
+            paragraphs.append(line)
+    return "\n\n".join(paragraphs)
+
+
 def literal(text: str | None) -> str:
-    """Sanitized text with Markdown's markup escaped, so a title or an area name shows as
-    written even inside a link's label or next to our own bold and links; a URL in it is
-    shown, never made a link (a zero-width space after its scheme)."""
-    value = _MARKDOWN.sub(r"\\\1", sanitize(" ".join((text or "").split())))
-    return _SCHEME.sub(lambda m: m.group(0) + "\u200b", value)
+    """Untrusted text on one line with Markdown's markup escaped, so a title or an area name
+    shows as written even inside a link's label or next to our own bold and links; a URL in
+    it is shown, never made a link."""
+    return _inline(" ".join(clean(text).split()), code=False)
+
+
+def _inline(text: str, *, code: bool = True) -> str:
+    out = []
+    for kind, piece in shared_text.inline_parts(text):
+        if kind == "code" and code:
+            out.append(sanitize(piece))
+        elif kind == "link" and code:
+            out.append(code_span(piece))
+        else:
+            out.append(_MARKDOWN.sub(r"\\\1", unlinked(piece)))
+    return "".join(out)
 
 
 def masked_link(url: str, label: str) -> str:
@@ -143,7 +179,7 @@ def parent_first_line(digest: Digest) -> str:
     per repo, day and scope, so crash recovery never takes a filtered digest or a weekly
     rollup for the whole day's (whose line is what it always was). A filtered digest's ends
     with ` · ` and its filter; a rollup's says so, with its first and last day."""
-    name, repo, day = sanitize(digest.display_name), digest.repo, _day_label(digest)
+    name, repo, day = unlinked(digest.display_name), digest.repo, _day_label(digest)
     filters = scope_filters(digest)
     suffix = f" · {code_span(sanitize(filters))}" if filters else ""
     span = "from" if digest.week is not None else "on"
@@ -353,7 +389,7 @@ def entry_messages(
     pr = entry.pr
     summary = entry.summary
     head: dict[str, Any] = {
-        "title": clip(sanitize(f"#{pr.number} {pr.title}"), MAX_TITLE),
+        "title": clip(unlinked(f"#{pr.number} {pr.title}"), MAX_TITLE),
         "url": pr.url,
         "color": COLOURS.get(summary.change_type, COLOURS[ChangeType.SUBSTANTIAL])
         if summary
@@ -361,13 +397,13 @@ def entry_messages(
     }
     if summary is None:
         head["description"] = clip(
-            sanitize(f"Summary unavailable: {entry.error or 'unknown error'}"), MAX_DESCRIPTION
+            "Summary unavailable: " + untrusted(entry.error or "unknown error"), MAX_DESCRIPTION
         )
     else:
         lines = []
         headline = " ".join(summary.sections.headline.split())
         if headline:
-            lines.append(clip(sanitize(headline), MAX_HEADLINE))
+            lines.append(untrusted(clip(headline, MAX_HEADLINE)))
         if summary.revision > 1:
             lines.append(f"*Revised after a flag (revision {summary.revision}).*")
         if lines:
@@ -379,7 +415,7 @@ def entry_messages(
         items.append({"name": "Related", "value": related, "inline": False})
     if summary is not None:
         for heading, text in entry.shown_sections():
-            chunks = split_text(sanitize(text), MAX_FIELD_VALUE)
+            chunks = split_text(untrusted(text), MAX_FIELD_VALUE)
             for i, chunk in enumerate(chunks):
                 name = heading if i == 0 else heading + CONTINUED
                 items.append({"name": name, "value": chunk or "—", "inline": False})
@@ -429,10 +465,9 @@ def _base_fields(entry: DigestEntry, tz: tzinfo | None) -> list[dict[str, Any]]:
 def _profile(entry: DigestEntry, login: str | None) -> str:
     if not login:
         return "unknown"
-    # Logins are [A-Za-z0-9-]; anything else did not come from GitHub and is shown as text.
-    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9-]*(\[bot\])?", login):
-        return clip(sanitize(login), 100)
-    return f"[{login}]({entry.pr.profile_url(login)})"
+    # Only a login GitHub could have given out is linked; anything else is shown as text.
+    url = entry.pr.profile_url(login)
+    return f"[{literal(login)}]({url})" if url else literal(clip(login, 100))
 
 
 def _files(entry: DigestEntry) -> str:
@@ -611,7 +646,7 @@ MAX_NOTE = 500  # a note is one line of what changed; an intro leaves room for t
 
 def _note(note: str | None) -> str:
     """A model's note as one defused line (it is LLM text, like a summary)."""
-    return clip(sanitize(" ".join((note or "").split())), MAX_NOTE)
+    return untrusted(clip(" ".join(clean(note).split()), MAX_NOTE))
 
 
 def revision_intro(user_id: str, note: str | None) -> str:

@@ -13,6 +13,8 @@ from datetime import date, datetime, time
 from enum import StrEnum
 from types import MappingProxyType
 
+from bot.core.untrusted import clean, clean_line, pr_page, profile_path, same_page, web_origin
+
 
 class ChangeType(StrEnum):
     """The seed reports' classification of a PR."""
@@ -98,6 +100,12 @@ class ChangedFile:
     patch: str | None = None  # None for binary files and for diffs GitHub will not show
     previous_filename: str | None = None
 
+    def __post_init__(self) -> None:
+        # A file name is a one-line field wherever it is shown; the patch is never shown.
+        _set(self, filename=clean_line(self.filename), status=clean_line(self.status))
+        if self.previous_filename is not None:
+            _set(self, previous_filename=clean_line(self.previous_filename))
+
 
 @dataclass(frozen=True)
 class PullRequest:
@@ -117,6 +125,22 @@ class PullRequest:
     files: tuple[ChangedFile, ...] = ()
     html_base: str = "https://github.com"  # where profile links point (GitHub Enterprise differs)
 
+    def __post_init__(self) -> None:
+        _set(
+            self,
+            title=clean_line(self.title),
+            body=clean(self.body),
+            labels=tuple(clean_line(label) for label in self.labels),
+            author=clean_line(self.author),
+            merged_by=clean_line(self.merged_by) if self.merged_by is not None else None,
+            base_ref=clean_line(self.base_ref),
+        )
+        # The one link every surface builds from a PR: its page, rebuilt from checked parts
+        # unless GitHub's address is exactly that page.
+        page = pr_page(self.html_base, self.repo, self.number)
+        if page is not None and not same_page(self.url, page):
+            _set(self, url=page)
+
     @property
     def is_merged(self) -> bool:
         return self.state == "merged"
@@ -130,8 +154,12 @@ class PullRequest:
     def files_url(self) -> str:
         return f"{self.url}/files"
 
-    def profile_url(self, login: str) -> str:
-        return f"{self.html_base}/{login}"
+    def profile_url(self, login: str | None) -> str | None:
+        """A login's profile page, or None when the login is not one GitHub could have given
+        out (it is then shown as plain text, never linked)."""
+        path = profile_path(login or "")
+        origin = web_origin(self.html_base)
+        return f"{self.html_base.strip().rstrip('/')}{path}" if path and origin else None
 
 
 @dataclass(frozen=True)
@@ -159,6 +187,10 @@ class SummarySections:
     # One plain sentence of at most 20 words: what the PR does for a user of the code. Shown
     # first in chat replies and in the day at a glance; "" for summaries made before it existed.
     headline: str = ""
+
+    def __post_init__(self) -> None:
+        _set(self, **{name: clean(getattr(self, name)) for name, _ in self.HEADINGS})
+        _set(self, headline=clean_line(self.headline))
 
     # (field, heading) in the order the seed reports print them
     HEADINGS = (
@@ -194,6 +226,11 @@ class PRSummary:
     grounded_fraction: float = 1.0
     unverified: tuple[str, ...] = ()
     change_note: str | None = None  # for a revision: what changed, in one line
+
+    def __post_init__(self) -> None:
+        _set(self, unverified=tuple(clean_line(name) for name in self.unverified))
+        if self.change_note is not None:
+            _set(self, change_note=clean_line(self.change_note))
 
     @property
     def coverage_line(self) -> str:
@@ -235,6 +272,9 @@ class RelatedPR:
     merged_day: str | None = None  # ISO day it was merged, in the digest's zone, if merged
     same_day: bool = False  # both PRs are in this digest
 
+    def __post_init__(self) -> None:
+        _set(self, title=clean_line(self.title))
+
 
 @dataclass(frozen=True)
 class DigestEntry:
@@ -247,6 +287,12 @@ class DigestEntry:
     area: str = "Other"  # the one area of the day at a glance this PR is counted under
     related: tuple[RelatedPR, ...] = ()
     grouped: bool = False  # "grouped" trivial style: one line in the grouped reply instead
+
+    def __post_init__(self) -> None:
+        # An error can quote a server's answer: it is shown like any other untrusted line.
+        if self.error is not None:
+            _set(self, error=clean_line(self.error))
+        _set(self, area=clean_line(self.area))
 
     @property
     def ok(self) -> bool:
@@ -517,3 +563,13 @@ class RevisionOutcome:
     old: PRSummary | None = None
     new: PRSummary | None = None
     note: str = ""
+
+    def __post_init__(self) -> None:
+        _set(self, note=clean(self.note))
+
+
+def _set(value: object, **fields: object) -> None:
+    """Normalize fields of a frozen dataclass as it is made (only where one differs)."""
+    for name, new in fields.items():
+        if getattr(value, name) is not new and getattr(value, name) != new:
+            object.__setattr__(value, name, new)

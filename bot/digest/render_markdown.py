@@ -10,6 +10,7 @@ import re
 from datetime import tzinfo
 
 from bot.core.models import Digest, DigestEntry, PullRequest
+from bot.core.untrusted import clean, clean_line
 from bot.digest.glance import (
     GlanceCounts,
     GlancePR,
@@ -20,7 +21,7 @@ from bot.digest.glance import (
     span_text,
     week_days,
 )
-from bot.digest.text import code_span, merged_time
+from bot.digest.text import code_span, inline_parts, merged_time
 
 UNKNOWN_TYPE = "UNKNOWN"
 
@@ -139,7 +140,7 @@ def render_week_report(digest: Digest) -> str:
 
 def _week_line(entry: DigestEntry) -> str:
     pr = entry.pr
-    line = f"- #{pr.number} [{markdown_text(pr.title)}]({pr.url})"
+    line = f"- #{pr.number} [{markdown_text(pr.title, in_link=True)}]({pr.url})"
     if entry.summary is None:
         return f"{line} — *summary unavailable*"
     headline = entry.summary.sections.headline
@@ -151,7 +152,7 @@ def render_entry(entry: DigestEntry, tz: tzinfo | None, *, index: int | None = N
     pr = entry.pr
     number = f"{index}. " if index is not None else ""
     lines = [
-        f"## {number}[{markdown_text(pr.title)}]({pr.url})",
+        f"## {number}[{markdown_text(pr.title, in_link=True)}]({pr.url})",
         "",
         "",
         "### Base Information",
@@ -170,26 +171,31 @@ def render_entry(entry: DigestEntry, tz: tzinfo | None, *, index: int | None = N
     lines.extend(f"  - {code_span(f.filename)}" for f in pr.files)
     lines += ["", "### Summary", ""]
     if entry.summary is None:
-        lines += [f"Summary unavailable: {entry.error or 'unknown error'}", ""]
+        lines += [f"Summary unavailable: {markdown_text(entry.error or 'unknown error')}", ""]
     else:
         if entry.summary.revision > 1:
             lines += [f"*Revised after a flag (revision {entry.summary.revision}).*", ""]
         for heading, text in entry.shown_sections():
-            lines += [f"**{heading}**  ", text, ""]
+            lines += [f"**{heading}**  ", markdown_block(text), ""]
         if entry.summary.unverified:
-            names = ", ".join(f"`{name}`" for name in entry.summary.unverified)
+            names = ", ".join(code_span(name) for name in entry.summary.unverified)
             lines += [f"*Unverified: {names} (not found in the PR's diff, files or text).*", ""]
     lines += ["---", "", ""]
     return "\n".join(lines)
 
 
-# A title is shown as written; only what Markdown would read as markup is escaped, so
-# "implictly -> implicitly", "a < b" or "2 * x" stay as they are. Escaped: a backslash and an
-# `&` (either could swallow the next character or form an entity); `*` and `~` that touch a
-# non-space character (they could open or close emphasis or strike-through); an `_` not
-# between letters or digits; a `<` that starts a tag, comment or autolink, and the `>` that
-# closes it. Backticks are left alone: titles use them for code, as in the seed reports.
+# Untrusted text (a title, a headline, a model's section) is shown as written; only what
+# Markdown would read as markup is escaped, so "implictly -> implicitly", "a < b" or "2 * x"
+# stay as they are. Code spans are kept as written (titles and summaries use them for code),
+# a URL-like token is shown as code, never as a link, and in the rest a backslash, an `&`, an
+# unmatched backtick, `*` and `~` that touch a non-space character, an `_` not between
+# letters or digits, and a `<` that starts a tag, comment or autolink (and its `>`) are
+# escaped. Brackets are escaped in sections always, and in a title (which sits inside our
+# link's label) when they could end the label early or build a link of their own.
 _TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
+# What starts a block at the beginning of a line: a heading, quote, list, rule, table row,
+# setext underline, fence or HTML; its first character is escaped.
+_BLOCK_START = re.compile(r"[#>+\-=*_~|:`<]|\d{1,9}[.)]")
 
 
 def _escape_markup(value: str) -> str:
@@ -198,7 +204,7 @@ def _escape_markup(value: str) -> str:
     for i, char in enumerate(value):
         before = value[i - 1] if i else " "
         after = value[i + 1] if i + 1 < len(value) else " "
-        if char in "\\&":
+        if char in "\\&`":
             escape = True
         elif char in "*~":
             escape = not (before.isspace() and after.isspace())
@@ -214,21 +220,53 @@ def _escape_markup(value: str) -> str:
     return "".join(out)
 
 
-def markdown_text(text: str) -> str:
-    """PR text (a title) shown as written inside a Markdown link: markup escaped (see above),
-    and brackets too when they would end the link early (unbalanced, or "](")."""
-    value = re.sub(r"[\r\n]+", " ", text)  # a line break would end the heading
-    value = _escape_markup(value)
+def _inline(value: str, *, brackets: bool, in_link: bool = False) -> str:
+    """Untrusted inline text as Markdown: code as written, URL-like tokens as code (inside
+    our own link's label nothing can become a link, so there they stay words), the rest
+    escaped (brackets too when `brackets`)."""
+    out = []
+    for kind, piece in inline_parts(value):
+        if kind == "code":
+            out.append(piece)
+        elif kind == "link" and not in_link:
+            out.append(code_span(piece))
+        else:
+            text = _escape_markup(piece)
+            out.append(text.replace("[", "\\[").replace("]", "\\]") if brackets else text)
+    return "".join(out)
+
+
+def markdown_text(text: str, *, in_link: bool = False) -> str:
+    """PR or model text (a title, a headline) shown as written on one line, `in_link` when
+    it is the label of a link we built: markup escaped (see above), and brackets too when
+    they would end the label early (unbalanced, or "](") or make a link of their own."""
+    value = clean_line(text)  # a line break would end the heading
+    words = "".join(piece for kind, piece in inline_parts(value) if kind != "code")
     depth, balanced = 0, True
-    for char in value:
+    for char in words:
         depth += {"[": 1, "]": -1}.get(char, 0)
         balanced = balanced and depth >= 0
-    if "](" in value or depth or not balanced:
-        value = value.replace("[", "\\[").replace("]", "\\]")
-    return value
+    brackets = "](" in words or bool(depth) or not balanced
+    return _inline(value, brackets=brackets, in_link=in_link)
+
+
+def markdown_block(text: str) -> str:
+    """Untrusted text of several sentences (a model's section) as Markdown paragraphs that
+    stay paragraphs: each paragraph on one line, brackets escaped (no link, reference or
+    footnote can form), and its first character escaped when it could start a block."""
+    paragraphs = []
+    for paragraph in re.split(r"\n[ \t]*\n", clean(text).strip()):
+        line = _inline(" ".join(paragraph.split()), brackets=True)
+        if _BLOCK_START.match(line):
+            at = _BLOCK_START.match(line).end() - 1
+            line = line[:at] + "\\" + line[at:]
+        if line:
+            paragraphs.append(line)
+    return "\n\n".join(paragraphs)
 
 
 def _profile(pr: PullRequest, login: str | None) -> str:
     if not login:
         return "unknown"
-    return f"[{login}]({pr.profile_url(login)})"
+    url = pr.profile_url(login)
+    return f"[{login}]({url})" if url else markdown_text(login)

@@ -1,5 +1,7 @@
 """Text helpers every renderer shares (the Markdown report, Slack, Discord): one code span,
-one merge-time format, one way to split long text."""
+one merge-time format, one way to split long text, and one reading of untrusted text into
+code, URL-like tokens and plain words (`inline_parts`), which the renderers escape for their
+own syntax."""
 
 from __future__ import annotations
 
@@ -91,3 +93,73 @@ def bounded_lines(
             return f"{text}\n{more(len(lines) - i)}"
         text += "\n" + line
     return text
+
+
+# -- untrusted text: code, URL-like tokens and plain words -------------------------------------
+
+_TICKS = re.compile(r"`+")
+# Schemes a browser or a chat client would follow without `//`.
+_BARE_SCHEMES = re.compile(
+    r"(?:^|[^a-z0-9+.-])(?:javascript|vbscript|data|file|mailto|tel|sms|blob|xmpp|irc|ftp)s?:",
+    re.IGNORECASE,
+)
+_EMAIL = re.compile(r"[^\s@]@[^\s@]*[a-z0-9-]\.[a-z]", re.IGNORECASE)
+
+
+def code_span_ranges(text: str) -> list[tuple[int, int]]:
+    """Where CommonMark (and Discord, and Slack) see code spans in `text`: a run of n
+    backticks up to the next run of exactly n; a run with no such partner is literal."""
+    runs = [(m.start(), m.end()) for m in _TICKS.finditer(text)]
+    spans, i = [], 0
+    while i < len(runs):
+        start, end = runs[i]
+        width = end - start
+        close = next((k for k in range(i + 1, len(runs)) if runs[k][1] - runs[k][0] == width), 0)
+        if close:
+            spans.append((start, runs[close][1]))
+            i = close + 1
+        else:
+            i += 1
+    return spans
+
+
+def is_linkish(token: str) -> bool:
+    """Whether some surface could read `token` as a link, however it is written: a scheme
+    and `//` (also with backslashes or escapes in between), `//host`, `www.`, `javascript:`
+    and other schemes that need no slashes, or an e-mail address."""
+    plain = token.replace("\\", "/").lower()
+    plain = re.sub(r"/{2,}", "//", plain)
+    return (
+        "://" in plain
+        or plain.lstrip("([<\"'*_~|").startswith("//")
+        or "www." in plain
+        or bool(_BARE_SCHEMES.search(plain))
+        or bool(_EMAIL.search(plain))
+    )
+
+
+def inline_parts(text: str) -> list[tuple[str, str]]:
+    """`text` read as untrusted inline text: ("code", a whole code span as written),
+    ("link", a whitespace-delimited token some surface could make a link of) and ("text",
+    anything else). Renderers keep code as is, show links as code, and escape text."""
+    parts: list[tuple[str, str]] = []
+    last = 0
+    for start, end in code_span_ranges(text):
+        parts += _words(text[last:start])
+        parts.append(("code", text[start:end]))
+        last = end
+    parts += _words(text[last:])
+    return parts
+
+
+def _words(text: str) -> list[tuple[str, str]]:
+    parts: list[tuple[str, str]] = []
+    for piece in re.split(r"(\s+)", text):
+        if not piece:
+            continue
+        kind = "link" if not piece.isspace() and is_linkish(piece) else "text"
+        if kind == "text" and parts and parts[-1][0] == "text":
+            parts[-1] = ("text", parts[-1][1] + piece)
+        else:
+            parts.append((kind, piece))
+    return parts
