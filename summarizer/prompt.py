@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from bot.core.models import PullRequest, SummarySections
+from bot.core.untrusted import same_page
 from summarizer.description import clean_description
 from summarizer.diff_budget import DiffSelection, FileDiff, select_diff
 from summarizer.tokens import count_tokens
@@ -266,7 +267,10 @@ def _outside_code(text: str, change) -> str:
 
 def _unlinked(text: str, pr: PullRequest) -> str:
     def keep(url: str) -> bool:
-        return url.rstrip(".,;:!?").startswith(pr.url) and bool(pr.url)
+        # Parsed, never matched by prefix: `…/pull/1.evil.example`, `…/pull/1@evil.example`
+        # or `…/pull/1/../../x` start like the PR's page but lead elsewhere.
+        url = url.rstrip(".,;:!?")
+        return bool(pr.url) and (same_page(url, pr.url) or same_page(url, pr.files_url))
 
     def masked(m: re.Match[str]) -> str:
         return m.group(1) if keep(m.group(2)) else f"{m.group(1)} {LINK_REMOVED}".strip()
