@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import settings as hypothesis_settings
+from hypothesis.configuration import set_hypothesis_home_dir
 
 from bot.core.settings import Settings
 from tests.fakes.discord import FakeDiscord
@@ -20,6 +23,12 @@ _OUR_VARIABLES = (
     "GITHUB_TOKEN GITHUB_API_URL OPENAI_API_KEY OPENAI_BASE_URL SLACK_BOT_TOKEN SLACK_APP_TOKEN "
     "SLACK_SIGNING_SECRET SLACK_API_URL DISCORD_BOT_TOKEN DISCORD_API_URL DISCORD_GATEWAY_URL"
 ).split()
+
+# Property tests keep no example database, and Hypothesis' own cache goes to a temporary
+# directory: the suite writes nothing into the checkout or the user's home.
+set_hypothesis_home_dir(tempfile.mkdtemp(prefix="prdigest-hypothesis-"))
+hypothesis_settings.register_profile("prdigest", database=None)
+hypothesis_settings.load_profile("prdigest")
 
 PACIFIC = ZoneInfo("America/Los_Angeles")
 REPO = "vllm-project/vllm"

@@ -66,9 +66,10 @@ def markdown_tags(markdown: str) -> list[str]:
 
 # -- Discord ------------------------------------------------------------------------------------
 
-_CODE = re.compile(r"(`+)(?!`)[\s\S]*?[^`]\1(?!`)")
+_CODE = re.compile(r"(?<![\\`])(`+)(?!`)[\s\S]*?[^`]\1(?!`)")  # a \` is no fence
 _DISCORD_MASKED = re.compile(r"(?<!\\)\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(\s*<?([^\s)>]+)>?\s*\)")
 _DISCORD_BARE = re.compile(r"(?<![\\\w])(?:https?|steam|discord)://[^\s<]+", re.I)
+_WEB = re.compile(r"https?://", re.I)  # the only targets Discord makes a masked link of
 _DISCORD_ANGLE = re.compile(r"(?<!\\)<((?:https?)://[^\s>]+)>", re.I)
 
 
@@ -76,7 +77,7 @@ def discord_links(text: str) -> list[str]:
     """URLs Discord would make clickable in Markdown text (content, embed descriptions and
     field values): masked links, `<url>` and bare URLs, outside code."""
     plain = _CODE.sub(" ", text)
-    found = [m.group(2) for m in _DISCORD_MASKED.finditer(plain)]
+    found = [m.group(2) for m in _DISCORD_MASKED.finditer(plain) if _WEB.match(m.group(2))]
     plain = _DISCORD_MASKED.sub(lambda m: m.group(1), plain)
     found += _DISCORD_ANGLE.findall(plain)
     found += [u.rstrip(".,;:!?)") for u in _DISCORD_BARE.findall(_DISCORD_ANGLE.sub(" ", plain))]

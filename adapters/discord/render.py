@@ -108,7 +108,9 @@ def unlinked(text: str | None) -> str:
     """`sanitize`d untrusted text where a URL-like token stays words: its scheme, `www.`,
     `@` and `//` are broken by a zero-width space (an embed's title, a literal label)."""
     return "".join(
-        _LINK_START.sub(lambda m: m.group(0) + "\u200b", piece) if kind == "link" else piece
+        _LINK_START.sub(lambda m: m.group(0) + "\u200b", piece)
+        if kind == "link" or (kind == "code" and shared_text.is_linkish(piece))
+        else piece
         for kind, piece in shared_text.inline_parts(sanitize(text))
     )
 
@@ -132,19 +134,31 @@ def literal(text: str | None) -> str:
     """Untrusted text on one line with Markdown's markup escaped, so a title or an area name
     shows as written even inside a link's label or next to our own bold and links; a URL in
     it is shown, never made a link."""
-    return _inline(" ".join(clean(text).split()), code=False)
+    value = _inline(" ".join(clean(text).split()), code=False)
+    return "\\" + value if _BLOCK_START.match(value) else value
 
 
 def _inline(text: str, *, code: bool = True) -> str:
     out = []
     for kind, piece in shared_text.inline_parts(text):
         if kind == "code" and code:
-            out.append(sanitize(piece))
+            fence = len(piece) - len(piece.lstrip("`"))
+            out.append(_inline_code(sanitize(piece[fence:-fence])))
         elif kind == "link" and code:
-            out.append(code_span(piece))
+            out.append(_inline_code(sanitize(piece)))
         else:
             out.append(_MARKDOWN.sub(r"\\\1", unlinked(piece)))
+        if len(out) > 1 and out[-2].endswith("`") and out[-1].startswith("`"):
+            out[-1] = " " + out[-1]  # two code spans that touch would read as one fence
     return "".join(out)
+
+
+def _inline_code(text: str) -> str:
+    """Inline code as Discord has it: one or two backticks (three are a code block wherever
+    they stand); text holding a run of two is shown escaped instead."""
+    if "``" in text or text.strip("` ") == "":
+        return literal(text)
+    return code_span(text)
 
 
 def masked_link(url: str, label: str) -> str:
@@ -477,7 +491,7 @@ def _files(entry: DigestEntry) -> str:
     used = text_length(header)
     shown = 0
     for f in files[:MAX_FILES_LISTED]:
-        line = code_span(clip(f.filename, 200))
+        line = _inline_code(sanitize(clip(f.filename, 200)))
         more = len(files) - shown - 1
         reserve = len(f"\n… and {more} more") if more else 0
         if used + 1 + text_length(line) + reserve > MAX_FIELD_VALUE:

@@ -58,7 +58,7 @@ def clean(text: str | None, *, multiline: bool = True) -> str:
     """
     if not text:
         return ""
-    if not _SUSPECT.search(text):
+    if not _SUSPECT.search(text) and (multiline or not ("\n" in text or "\t" in text)):
         return text
     value = _ESCAPE_SEQUENCE.sub("", text)
     value = _LINE_BREAKS.sub("\n", value)

@@ -195,7 +195,7 @@ def render_entry(entry: DigestEntry, tz: tzinfo | None, *, index: int | None = N
 _TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
 # What starts a block at the beginning of a line: a heading, quote, list, rule, table row,
 # setext underline, fence or HTML; its first character is escaped.
-_BLOCK_START = re.compile(r"[#>+\-=*_~|:`<]|\d{1,9}[.)]")
+_BLOCK_START = re.compile(r"[#>+\-=*_~|:]|\d{1,9}[.)]")
 
 
 def _escape_markup(value: str) -> str:
@@ -233,6 +233,8 @@ def _inline(value: str, *, brackets: bool, in_link: bool = False) -> str:
         else:
             text = _escape_markup(piece)
             out.append(text.replace("[", "\\[").replace("]", "\\]") if brackets else text)
+        if len(out) > 1 and out[-2].endswith("`") and out[-1].startswith("`"):
+            out[-1] = " " + out[-1]  # two code spans that touch would read as one fence
     return "".join(out)
 
 
@@ -246,7 +248,7 @@ def markdown_text(text: str, *, in_link: bool = False) -> str:
     for char in words:
         depth += {"[": 1, "]": -1}.get(char, 0)
         balanced = balanced and depth >= 0
-    brackets = "](" in words or bool(depth) or not balanced
+    brackets = not in_link or "](" in words or bool(depth) or not balanced
     return _inline(value, brackets=brackets, in_link=in_link)
 
 
