@@ -18,6 +18,7 @@ from datetime import tzinfo
 from typing import Any
 
 from bot.core.models import Digest, DigestEntry, PostStatus, PullRequest
+from bot.core.untrusted import clean, web_origin
 from bot.digest.glance import (
     Glance,
     GlanceArea,
@@ -98,7 +99,7 @@ def escape(text: object) -> str:
     With `<` escaped, no `<!channel>`, `<!here>`, `<!subteam^…>`, `<@U…>` or `<http…|…>`
     can survive; already-escaped input (`&lt;`) is escaped again and so shows literally.
     """
-    value = "" if text is None else str(text)
+    value = clean("" if text is None else str(text))
     value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return _BROADCAST.sub("@" + ZWJ, value)
 
@@ -106,7 +107,7 @@ def escape(text: object) -> str:
 def safe_url(url: str | None) -> str | None:
     """An http(s) URL fit to sit inside `<…|…>`, or None when it is anything else."""
     value = (url or "").strip()
-    if not _URL.match(value):
+    if not _URL.match(value) or web_origin(value) is None:  # parsed: no userinfo, no `\\`
         return None
     return value.replace("&", "&amp;")
 
