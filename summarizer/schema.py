@@ -132,7 +132,27 @@ def parse_answer(
     """
     if not content or not content.strip():
         raise InvalidAnswer("empty answer")
-    text = content.strip()
+    data, cut_key = _load_json(content.strip(), cut_off=cut_off)
+    raw_type = str(data.get("type", "")).strip().upper()
+    if raw_type not in ChangeType.__members__:
+        raise InvalidAnswer(f"type must be TRIVIAL or SUBSTANTIAL, not {raw_type[:20]!r}")
+    values = _section_values(data, cut_key, section_chars)
+    _require_every_section(values, data)
+    # The grammar's bound closes a runaway headline mid-sentence, as it does a section.
+    bounded = section_chars is not None and len(data["headline"].strip()) >= HEADLINE_CHARS - 2
+    headline = parse_headline(data["headline"], cut=bounded or cut_key == "headline")
+    sections = SummarySections(**values, headline=headline)
+    if repetition := find_repetition(sections):
+        raise InvalidAnswer(
+            str(repetition),
+            hint=f"It said the same thing twice. {repetition.fix}",
+        )
+    return Answer(ChangeType(raw_type), sections, data, salvaged=cut_key is not None)
+
+
+def _load_json(text: str, *, cut_off: bool) -> tuple[dict, str | None]:
+    """The answer's JSON object, and the key it was cut off in when it had to be salvaged
+    (allowed only when the model hit the output cap with every section started)."""
     if match := _FENCE.match(text):  # small models wrap JSON in fences without a schema
         text = match.group(1)
     cut_key: str | None = None
@@ -151,9 +171,11 @@ def parse_answer(
             ) from None
     if not isinstance(data, dict):
         raise InvalidAnswer("not a JSON object")
-    raw_type = str(data.get("type", "")).strip().upper()
-    if raw_type not in ChangeType.__members__:
-        raise InvalidAnswer(f"type must be TRIVIAL or SUBSTANTIAL, not {raw_type[:20]!r}")
+    return data, cut_key
+
+
+def _section_values(data: dict, cut_key: str | None, section_chars: int | None) -> dict:
+    """Each section given, on one line; one that was cut off keeps its finished sentences."""
     values = {}
     for key in SECTION_KEYS:
         value = data.get(key)
@@ -163,6 +185,10 @@ def parse_answer(
         if key == cut_key or (section_chars and len(value) >= section_chars - 2):
             value = complete_sentences(value)
         values[key] = value
+    return values
+
+
+def _require_every_section(values: dict, data: dict) -> None:
     missing = [k for k in SECTION_KEYS if not values.get(k)]
     if not _has_text(data.get("headline")):
         missing.insert(0, "headline")
@@ -171,16 +197,6 @@ def parse_answer(
         if missing != ["headline"]:
             hints.insert(0, "Write every one of the four sections as complete sentences.")
         raise InvalidAnswer(f"missing or empty: {', '.join(missing)}", hint=" ".join(hints))
-    # The grammar's bound closes a runaway headline mid-sentence, as it does a section.
-    bounded = section_chars is not None and len(data["headline"].strip()) >= HEADLINE_CHARS - 2
-    headline = parse_headline(data["headline"], cut=bounded or cut_key == "headline")
-    sections = SummarySections(**values, headline=headline)
-    if repetition := find_repetition(sections):
-        raise InvalidAnswer(
-            str(repetition),
-            hint=f"It said the same thing twice. {repetition.fix}",
-        )
-    return Answer(ChangeType(raw_type), sections, data, salvaged=cut_key is not None)
 
 
 def parse_headline(value: object, *, cut: bool = False) -> str:
