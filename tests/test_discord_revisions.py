@@ -192,7 +192,7 @@ async def test_llm_text_in_the_note_is_defused(fake, settings, github, llm):
         await bot.drain(5)
     assert correction["content"] == (
         f"Revised after a flag by <@{ALICE}>: Fixed @\u200beveryone \\<@\u200b123\\> "
-        "`[docs](https://evil.example)` ok"
+        "`[docs]\u200b(https://evil.example)` ok"
     )
 
 
