@@ -124,6 +124,9 @@ class PullRequest:
     merge_commit_sha: str | None = None
     files: tuple[ChangedFile, ...] = ()
     html_base: str = "https://github.com"  # where profile links point (GitHub Enterprise differs)
+    # GitHub's count of changed files: `files` stops at 3,000, this does not. None when unknown
+    # (a PR stored before it was recorded).
+    changed_files: int | None = None
 
     def __post_init__(self) -> None:
         _set(

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from github import Auth, Github, GithubException, UnknownObjectException
+from github.File import File
 from github.GithubRetry import GithubRetry
+from github.PullRequest import PullRequest as GitHubPull
 from requests.exceptions import RequestException
 
 from bot.core.codeowners import CODEOWNERS_LOCATIONS
@@ -25,6 +27,7 @@ log = logging.getLogger(__name__)
 
 # GitHub's files endpoint stops at 3000 files.
 MAX_FILES = 3000
+PER_PAGE = 100  # the most GitHub gives in one page
 
 # GitHub does not load a CODEOWNERS file of 3 MB or more.
 MAX_CODEOWNERS_BYTES = 3 * 1024 * 1024
@@ -69,7 +72,7 @@ class GitHubSource:
         self.github = Github(
             base_url=api_url,
             auth=Auth.Token(token) if token else None,
-            per_page=100,
+            per_page=PER_PAGE,
             timeout=timeout,
             # Requests go out one at a time (the digest's fetcher is a single sequential task),
             # which is what GitHub asks of clients to avoid its secondary rate limits. PyGithub's
@@ -117,7 +120,8 @@ class GitHubSource:
         return sorted(set(numbers))
 
     def fetch_pr(self, repo: RepoInfo, number: int) -> PullRequest:
-        """Two calls: the PR itself and its files (one page of 100 files per further call)."""
+        """The PR itself, then its files a page of 100 at a time (at most 30 pages: GitHub
+        lists no more than 3,000 files, while `changed_files` counts them all)."""
         gh_repo = self._lazy.get_repo(repo.full_name)
         try:
             pull = gh_repo.get_pull(number)
@@ -127,21 +131,9 @@ class GitHubSource:
             raise self._not_a_pr(repo, number) from None
         except (GithubException, RequestException) as exc:
             raise SourceError(self._describe(exc, f"reading PR #{number}")) from None
+        changed = pull.changed_files if isinstance(pull.changed_files, int) else None
         try:
-            files = []
-            for f in pull.get_files():
-                files.append(
-                    ChangedFile(
-                        filename=f.filename,
-                        status=f.status,
-                        additions=f.additions,
-                        deletions=f.deletions,
-                        patch=f.patch,
-                        previous_filename=f.previous_filename,
-                    )
-                )
-                if len(files) >= MAX_FILES:
-                    break
+            files = self._files(pull, changed)
         except (GithubException, RequestException) as exc:
             raise SourceError(self._describe(exc, f"reading the files of PR #{number}")) from None
         return PullRequest(
@@ -160,7 +152,23 @@ class GitHubSource:
             merge_commit_sha=pull.merge_commit_sha,
             files=tuple(files),
             html_base=_html_base(pull.html_url, repo.full_name),
+            changed_files=changed,
         )
+
+    def _files(self, pull: GitHubPull, changed: int | None) -> list[ChangedFile]:
+        """The listed files, one page at a time: iterating PyGithub's list would keep every
+        page's raw JSON (each patch in it) alive until the last one is read."""
+        pages = pull.get_files()
+        expected = min(changed, MAX_FILES) if changed is not None else MAX_FILES
+        files: list[ChangedFile] = []
+        for page in range(-(-MAX_FILES // PER_PAGE)):
+            chunk = pages.get_page(page)
+            files.extend(_changed_file(f) for f in chunk[: MAX_FILES - len(files)])
+            # A short page is the last; so is the page that reaches GitHub's own count, which
+            # saves asking for an empty one after it.
+            if len(chunk) < PER_PAGE or len(files) >= expected:
+                break
+        return files
 
     def codeowners(self, info: RepoInfo) -> tuple[str, str] | None:
         """(path, text) of the repository's CODEOWNERS on its default branch, or None.
@@ -214,6 +222,17 @@ class GitHubSource:
         except (GithubException, RequestException):
             return NotFoundError(f"{repo.full_name}#{number} not found")
         return NotFoundError(f"{repo.full_name}#{number} is an issue, not a pull request")
+
+
+def _changed_file(f: File) -> ChangedFile:
+    return ChangedFile(
+        filename=f.filename,
+        status=f.status,
+        additions=f.additions,
+        deletions=f.deletions,
+        patch=f.patch,
+        previous_filename=f.previous_filename,
+    )
 
 
 def _utc(moment: datetime | None) -> datetime | None:

@@ -284,3 +284,10 @@ def m008_filters_and_weeks(db: Database) -> None:
         {"repo": str, "fetched_day": str, "path": str, "text": str},
         pk=("repo", "fetched_day"),
     )
+
+
+@migrations()
+def m009_changed_files(db: Database) -> None:
+    # GitHub's own count of a PR's changed files: its files listing stops at 3,000, so a bigger
+    # PR's stored files are not all of them. NULL for PRs fetched before it was recorded.
+    db["pull_requests"].add_column("changed_files", int)

@@ -33,6 +33,7 @@ class PRTables(Tables):
                     "head_sha": pr.head_sha,
                     "merge_commit_sha": pr.merge_commit_sha,
                     "html_base": pr.html_base,
+                    "changed_files": pr.changed_files,
                     "fetched_at": iso(utcnow()),
                 },
                 pk=("repo", "number"),
