@@ -1,13 +1,15 @@
 """Choosing which parts of a PR's diff go into the prompt, under a token budget.
 
-Source comes before config, tests and docs; lock files, generated, vendored and binary files
-are left out; oversized patches are cut hunk by hunk. Every file that is cut or left out is
-named, so the model (and the reader of the coverage line) knows what it did not see.
+Files are taken by value (`rank_files`): source before config, tests and docs, and within
+each the largest change first; lock files, generated, vendored and binary files are left out;
+oversized patches are cut hunk by hunk. Every file that is cut or left out is accounted for,
+so the model (and the reader of the coverage line) knows what it did not see.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -106,17 +108,43 @@ def priority(path: str) -> int:
     return 0
 
 
-def select_diff(files: tuple[ChangedFile, ...] | list[ChangedFile], budget: int) -> DiffSelection:
-    """Fit the diff into `budget` tokens, fairly: small patches whole, big ones cut to a share."""
+TIERS = ("source", "config", "tests", "docs")
+
+
+def file_kind(f: ChangedFile) -> str:
+    """What a file is, in a word: its exclusion (lock file, vendored, generated, binary...)
+    or its tier (source, config, tests, docs)."""
+    return exclusion_reason(f) or TIERS[priority(f.filename)]
+
+
+def changed_lines(f: ChangedFile) -> int:
+    return f.additions + f.deletions
+
+
+def rank_files(files: Sequence[ChangedFile]) -> list[ChangedFile]:
+    """The files in the order their diffs are worth reading: the ones that can be shown
+    (hand-written source, then config, tests and docs; the most changed lines first within
+    each), then those left out (lock, generated, vendored, binary). GitHub's order only breaks
+    ties, so what a huge PR lists first does not crowd out what it changes most."""
+
+    def value(item: tuple[int, ChangedFile]) -> tuple[bool, int, int, int]:
+        i, f = item
+        return (exclusion_reason(f) is not None, priority(f.filename), -changed_lines(f), i)
+
+    return [f for _, f in sorted(enumerate(files), key=value)]
+
+
+def select_diff(files: Sequence[ChangedFile], budget: int) -> DiffSelection:
+    """Fit the diff into `budget` tokens, fairly: small patches whole, big ones cut to a share,
+    in `rank_files` order, so whatever does not fit is the least worth reading."""
     candidates: list[tuple[ChangedFile, int]] = []
     left_out: list[FileDiff] = []
-    for f in files:
+    for f in rank_files(files):
         reason = exclusion_reason(f)
         if reason:
             left_out.append(FileDiff(f, "", 0, f"not shown: {reason}"))
         else:
             candidates.append((f, count_tokens(f.patch or "")))
-    candidates.sort(key=lambda c: priority(c[0].filename))  # stable: GitHub's order within a tier
 
     cap = _water_level([t for _, t in candidates], budget)
     chosen: list[FileDiff] = []

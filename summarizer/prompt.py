@@ -11,10 +11,17 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from bot.core.models import PullRequest, SummarySections
+from bot.core.models import ChangedFile, PullRequest, SummarySections
 from bot.core.untrusted import same_page
 from summarizer.description import clean_description
-from summarizer.diff_budget import DiffSelection, FileDiff, select_diff
+from summarizer.diff_budget import (
+    TIERS,
+    DiffSelection,
+    FileDiff,
+    changed_lines,
+    file_kind,
+    select_diff,
+)
 from summarizer.tokens import count_tokens
 
 PROMPT_VERSION = "2"  # 2: the headline
@@ -133,10 +140,12 @@ class BuiltPrompt:
     messages: list[dict]
     selection: DiffSelection
     prompt_tokens: int
+    changed_files: int | None = None  # GitHub's count, which its 3,000-file listing can miss
 
     @property
     def files_total(self) -> int:
-        return len(self.selection.files)
+        """Every changed file, listed or not: coverage is counted against all of them."""
+        return max(len(self.selection.files), self.changed_files or 0)
 
     @property
     def files_covered(self) -> int:
@@ -149,53 +158,140 @@ def build_prompt(pr: PullRequest, budget: PromptBudget) -> BuiltPrompt:
     header = (
         f"<pr>\nRepository: {pr.repo}\nPR: #{pr.number}\nTitle: {pr.title}\n"
         f"Labels: {', '.join(pr.labels) or '(none)'}\n\nDescription:\n{description}\n"
+        f"\n{_files_heading(pr)}\n"
     )
-    # The file list is sized before the diff is chosen, with the longest note each line can get.
-    list_allowance = count_tokens(_file_list([FileDiff(f, "", 0, "x" * 40) for f in pr.files]))
+    # The file list gets at most a quarter of the prompt: past that it is summarized (counts by
+    # kind and directory, the most changed files), so that thousands of files never leave the
+    # diff without room. It is sized before the diff is chosen, with the longest note a line
+    # can get.
+    list_limit = budget.max_prompt_tokens // 4
+    one_by_one = _list_fits(pr, list_limit)
+    if one_by_one:
+        list_allowance = count_tokens(_file_list([FileDiff(f, "", 0, "x" * 40) for f in pr.files]))
+    else:
+        list_allowance = count_tokens(_summarized_file_list(pr, list_limit)) + 20
     fixed = count_tokens(system) + count_tokens(header) + 60
-    if list_allowance > budget.max_prompt_tokens // 4:
-        list_allowance = count_tokens(_grouped_file_list(pr)) + 20
     diff_budget = max(0, budget.max_prompt_tokens - fixed - list_allowance)
     # Per-file headers and the list's notes are only known once the diff is chosen: if they
     # push the prompt over, shrink the diff by the overshoot and choose again.
     for _ in range(4):
         selection = select_diff(pr.files, diff_budget)
-        file_list = _file_list(list(selection.files))
-        if count_tokens(file_list) > budget.max_prompt_tokens // 4:
-            file_list = _grouped_file_list(pr)
+        file_list = _file_list(list(selection.files)) if one_by_one else ""
+        if not one_by_one or count_tokens(file_list) > list_limit:
+            file_list = _summarized_file_list(pr, list_limit, selection)
         user = (
-            f"{header}\nChanged files ({len(pr.files)}):\n{file_list}\n\n"
-            f"Diff:\n{_diff_text(selection) or '(no diff available)'}\n</pr>"
+            f"{header}{file_list}\n\nDiff:\n{_diff_text(selection) or '(no diff available)'}\n</pr>"
         )
         tokens = count_tokens(system) + count_tokens(user) + 8
         if tokens <= budget.max_prompt_tokens or diff_budget == 0:
             break
         diff_budget = max(0, diff_budget - (tokens - budget.max_prompt_tokens) - 50)
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-    return BuiltPrompt(messages=messages, selection=selection, prompt_tokens=tokens)
+    return BuiltPrompt(messages, selection, tokens, changed_files=pr.changed_files)
+
+
+def _files_heading(pr: PullRequest) -> str:
+    """How many files changed, saying so when GitHub's listing stopped short of them all."""
+    listed, total = len(pr.files), pr.changed_files
+    if total is None or total <= listed:
+        return f"Changed files ({listed:,}):"
+    return (
+        f"Changed files ({total:,}): GitHub listed {listed:,} of {total:,} changed files; the "
+        f"other {total - listed:,} are not named or shown here."
+    )
+
+
+def _list_fits(pr: PullRequest, limit: int) -> bool:
+    # Every line costs 8 tokens or more: a list that cannot fit is not worth counting.
+    if len(pr.files) * 8 > limit:
+        return False
+    return count_tokens(_file_list([FileDiff(f, "", 0, "x" * 40) for f in pr.files])) <= limit
 
 
 def _file_list(diffs: list[FileDiff]) -> str:
-    lines = []
-    for d in diffs:
-        f = d.file
-        moved = f" (renamed from {f.previous_filename})" if f.previous_filename else ""
-        note = f" [{d.note}]" if d.note else ""
-        lines.append(f"- {f.filename}{moved} ({f.status}, +{f.additions}/-{f.deletions}){note}")
-    return "\n".join(lines)
+    return "\n".join(_file_line(d.file, d.note) for d in diffs)
 
 
-def _grouped_file_list(pr: PullRequest) -> str:
-    """For PRs of thousands of files: one line per directory, so the list still fits."""
-    groups: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+def _file_line(f: ChangedFile, note: str | None) -> str:
+    moved = f" (renamed from {f.previous_filename})" if f.previous_filename else ""
+    note = f" [{note}]" if note else ""
+    return f"- {f.filename}{moved} ({f.status}, +{f.additions}/-{f.deletions}){note}"
+
+
+# (directories, most changed files) a summarized list names, fewest last: the first that fits.
+_SUMMARY_SIZES = ((20, 25), (12, 15), (8, 8), (4, 4), (2, 2), (0, 0))
+
+
+def _summarized_file_list(
+    pr: PullRequest, limit: int, selection: DiffSelection | None = None
+) -> str:
+    """For PRs of too many files to list one by one: the files counted by kind and by
+    directory, then the most changed ones by name, as many as fit in `limit` tokens."""
+    kinds: dict[str, int] = defaultdict(int)
     for f in pr.files:
-        parent = str(PurePosixPath(f.filename).parent)
-        g = groups[parent]
+        kinds[file_kind(f)] += 1
+    by_kind = ", ".join(f"{n:,} {kind}" for kind, n in sorted(kinds.items(), key=_most))
+    shown = len(selection.shown) if selection else 0
+    text = ""
+    for directories, top in _SUMMARY_SIZES:
+        text = "\n".join(
+            [
+                f"By kind: {by_kind}",
+                *_directory_lines(pr.files, directories),
+                *_most_changed_lines(pr.files, top),
+                f"(too many files to list one by one; the diff below shows {shown:,} of them, "
+                "hand-written source with the most changed lines first)",
+            ]
+        )
+        if count_tokens(text) <= limit:
+            break
+    return text
+
+
+def _most(item: tuple[str, int]) -> tuple[int, str]:
+    return (-item[1], item[0])
+
+
+def _directory_lines(files: tuple[ChangedFile, ...], most: int) -> list[str]:
+    """One line per directory, at the deepest level that needs no more than `most` lines, the
+    most changed first; the rest in one line."""
+    if most <= 0:
+        return []
+    groups = _directories(files, 1)
+    for depth in (2, 3, 4):
+        deeper = _directories(files, depth)
+        if len(deeper) > most:
+            break
+        groups = deeper
+    ranked = sorted(groups.items(), key=lambda g: (-(g[1][1] + g[1][2]), g[0]))
+    lines = ["By directory:"] + [
+        f"- {name} ({n:,} files, +{added:,}/-{removed:,})"
+        for name, (n, added, removed) in ranked[:most]
+    ]
+    if len(ranked) > most:
+        rest = [g for _, g in ranked[most:]]
+        lines.append(f"- {len(rest):,} more directories ({sum(g[0] for g in rest):,} files)")
+    return lines
+
+
+def _directories(files: tuple[ChangedFile, ...], depth: int) -> dict[str, list[int]]:
+    groups: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    for f in files:
+        parts = PurePosixPath(f.filename).parts[:-1][:depth]
+        g = groups["/".join(parts) + "/" if parts else "(top level)"]
         g[0], g[1], g[2] = g[0] + 1, g[1] + f.additions, g[2] + f.deletions
-    return (
-        "\n".join(f"- {d}/ ({n} files, +{a}/-{r})" for d, (n, a, r) in sorted(groups.items()))
-        + "\n(too many files to list one by one; only some diffs are shown below)"
-    )
+    return groups
+
+
+def _most_changed_lines(files: tuple[ChangedFile, ...], most: int) -> list[str]:
+    if most <= 0:
+        return []
+    ranked = sorted(enumerate(files), key=lambda item: (-changed_lines(item[1]), item[0]))
+    lines = ["Most changed files:"]
+    for _, f in ranked[:most]:
+        kind = file_kind(f)
+        lines.append(_file_line(f, kind if kind not in TIERS else None))
+    return lines
 
 
 def _diff_text(selection: DiffSelection) -> str:
