@@ -108,6 +108,46 @@ class DiscordTransport:
             )
         )
 
+    async def edit_reply(
+        self, channel: str, posted: Posted, digest: Digest, entry: DigestEntry, index: int
+    ) -> None:
+        """Replace a reply posted without a summary with `entry`'s (its embed keeps the PR's
+        URL, which crash recovery looks for); a summary too long for one message gets its
+        later parts after it, each once."""
+        parts = self._entry_parts(digest, entry, index)
+        thread = posted.thread_id or channel
+        target = self._messageable(thread).get_partial_message(int(posted.message_id))
+        embeds = [discord.Embed.from_dict(e) for e in parts[0].embeds]
+        await _retry_429(
+            lambda: target.edit(
+                content=parts[0].content or None, embeds=embeds, allowed_mentions=NO_MENTIONS
+            )
+        )
+        if len(parts) > 1:
+            await self.find_reply(channel, thread, digest, entry.pr.number)
+
+    async def shows_reply(
+        self, channel: str, posted: Posted, digest: Digest, entry: DigestEntry, index: int
+    ) -> bool:
+        """Whether the reply's first embed already reads as `entry`'s does."""
+        expected = self._entry_parts(digest, entry, index)[0].embeds
+        message = await self._fetch(posted.thread_id or channel, posted.message_id)
+        if message is None or not message.embeds or not expected:
+            return False
+        return _embed_text(message.embeds[0].to_dict()) == _embed_text(expected[0])
+
+    async def shows_parent(self, channel: str, posted: Posted, digest: Digest) -> bool:
+        """Whether the parent's content (its counts) already reads as `digest` renders it."""
+        message = await self._fetch(channel, posted.message_id)
+        return message is not None and (message.content or "") == self._parent(digest).content
+
+    async def _fetch(self, channel: str, message_id: str) -> discord.Message | None:
+        try:
+            target = self._messageable(channel)
+            return await _retry_429(lambda: target.fetch_message(int(message_id)))
+        except discord.NotFound:
+            return None
+
     async def find_parent(self, channel: str, digest: Digest) -> Posted | None:
         expected = self._parent(digest).content.split("\n", 1)[0]
         async for message in self._own_history(channel):
@@ -242,3 +282,9 @@ def _retry_after(exc: discord.HTTPException) -> float:
         return max(0.0, float(exc.response.headers.get("Retry-After") or 1.0))
     except (AttributeError, ValueError):
         return 1.0
+
+
+def _embed_text(embed: dict[str, Any]) -> tuple[Any, ...]:
+    """What a reader sees of an embed, whatever defaults Discord adds to it."""
+    fields = tuple((f.get("name"), f.get("value")) for f in embed.get("fields") or [])
+    return embed.get("title"), embed.get("description"), fields

@@ -189,6 +189,37 @@ class SlackTransport:
         message = render.parent_message(digest, flag_emoji=self.flag_emoji)
         await self.update(channel, posted.message_id, message)
 
+    async def edit_reply(
+        self, channel: str, posted: Posted, digest: Digest, entry: DigestEntry, index: int
+    ) -> None:
+        """chat.update of a reply posted without a summary, now with `entry`'s (the same
+        metadata, so crash recovery and flags still find it); a summary too long for one
+        message gets its continuation parts after it, each once."""
+        messages = render.reply_messages(digest, entry, index)
+        await self.update(channel, posted.message_id, messages[0])
+        if len(messages) > 1:
+            await self.find_reply(channel, posted.thread_id or "", digest, entry.pr.number)
+
+    async def shows_reply(
+        self, channel: str, posted: Posted, digest: Digest, entry: DigestEntry, index: int
+    ) -> bool:
+        """Whether the reply's metadata already names `entry`'s summary."""
+        await self.identify()
+        thread = posted.thread_id or posted.message_id
+        async for message in self._messages("conversations_replies", channel=channel, ts=thread):
+            if str(message.get("ts")) == posted.message_id:
+                payload = self.payload_of(message, render.PR_EVENT) or {}
+                return entry.summary is not None and payload.get("summary_id") == entry.summary.id
+        return False
+
+    async def shows_parent(self, channel: str, posted: Posted, digest: Digest) -> bool:
+        """Whether the parent's blocks already read as `digest` renders them."""
+        message = await self.find_message(channel, posted.message_id)
+        expected = render.parent_message(digest, flag_emoji=self.flag_emoji)
+        return message is not None and _texts(message.get("blocks") or []) == _texts(
+            expected.blocks
+        )
+
     # -- finding what a crash left unrecorded ---------------------------------------------
 
     async def find_parent(self, channel: str, digest: Digest) -> Posted | None:
@@ -308,3 +339,16 @@ class SlackTransport:
             cursor = (result.get("response_metadata") or {}).get("next_cursor")
             if not cursor:
                 return
+
+
+def _texts(blocks: list[dict[str, Any]]) -> list[str]:
+    """The text of each block and element: what a reader sees, whatever ids Slack adds."""
+    texts = []
+    for block in blocks:
+        text = block.get("text")
+        if isinstance(text, dict):
+            texts.append(str(text.get("text")))
+        for element in block.get("elements") or []:
+            if isinstance(element, dict) and "text" in element:
+                texts.append(str(element["text"]))
+    return texts

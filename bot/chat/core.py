@@ -23,6 +23,7 @@ from bot.chat.commands import (
 )
 from bot.chat.flag_loop import FlagLoop
 from bot.chat.flags import FlagOutcome, FlagService
+from bot.chat.healing import Healer
 from bot.chat.posting import DigestPoster, post_zone
 from bot.chat.revisions import RevisionService
 from bot.chat.styles import DigestStyles
@@ -30,7 +31,14 @@ from bot.chat.subscribe import handle_subscription_command
 from bot.chat.tasks import Tasks, report
 from bot.core.errors import PRDigestError
 from bot.core.filters import parse_filter_args
-from bot.core.models import DigestEntry, Flag, PostKind, PostRecord, RevisionOutcome
+from bot.core.models import (
+    DigestEntry,
+    Flag,
+    PostKind,
+    PostRecord,
+    PostStatus,
+    RevisionOutcome,
+)
 from bot.core.settings import Settings
 from bot.digest.service import DigestService
 from bot.ports.chat import DigestReply, PlatformAnswers, SummaryReply, Transport
@@ -75,6 +83,7 @@ class ChatCore:
         # One for all platforms: its per-summary locks make concurrent flags one re-check.
         self.revisions = RevisionService(store, service, settings)
         self.subscriptions = SubscriptionStore(store)
+        self.healer = Healer(service)
 
     def room(self, transport: Transport, label: str, *, inline: bool = False) -> ChatRoom:
         """The core as one platform uses it; `inline` platforms (their response is sent by an
@@ -117,9 +126,13 @@ class ChatCore:
     def _already_posted(
         self, room: ChatRoom, channel: str, request: DigestRequest | WeekRequest
     ) -> str | None:
-        """A link to the thread when the day's digest is complete here: no work at all."""
+        """A link to the thread when the day's digest is complete here: no work at all. A
+        thread with replies posted as "Summary unavailable" has work: their PRs are tried
+        again, and the replies healed."""
         numbers = self.store.get_day(request.repo, request.window)
-        return room.poster.finished_link(channel, request.repo, request.post_day, numbers)
+        link = room.poster.finished_link(channel, request.repo, request.post_day, numbers)
+        failed = self.store.failed_replies(room.platform, channel, request.repo, request.post_day)
+        return None if failed else link
 
     async def _post_digest(
         self, room: ChatRoom, ask: Ask, request: DigestRequest | WeekRequest, reply: DigestReply
@@ -132,6 +145,10 @@ class ChatCore:
                 await self.commands.build_digest(request, styles.bots), room.platform, ask.channel
             )
             outcome = await room.poster.post(ask.channel, digest)
+            if outcome.status == PostStatus.ALREADY:
+                # Building the day again just asked the model again for the PRs its thread
+                # shows without a summary: their replies are edited in place.
+                await self.healer.after_attempt(room.poster, ask.channel, digest)
         except Exception as exc:  # noqa: BLE001 - the user gets one line, the log the rest
             return await reply.failed(exc, f"the digest of {request.repo} {day}")
         await reply.posted(

@@ -12,7 +12,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from datetime import date, timedelta, tzinfo
+from datetime import date, datetime, timedelta, tzinfo
 
 from bot.chat.styles import DigestStyles
 from bot.core.day_window import day_window, zone
@@ -27,6 +27,8 @@ from bot.core.models import (
     split_post_day,
 )
 from bot.ports.chat import Posted, Transport
+from bot.store.base import iso
+from bot.store.posts import FailedReply
 from bot.store.store import Store
 
 __all__ = ["DigestPoster", "PostOutcome", "Posted", "Transport", "is_transient", "post_zone"]
@@ -166,31 +168,56 @@ class DigestPoster:
             return await self._post(channel, digest, quiet)
 
     async def _post(self, channel: str, digest: Digest, quiet: str = "post") -> PostOutcome:
-        day = digest.post_day
         was_complete = await self.store.aio.read(self.is_complete, channel, digest)
-        if not digest.entries and quiet == "skip":
-            return await self._skip(channel, digest)
         if not digest.entries:
-            record, fresh = await self._ensure(
-                channel, digest, PostKind.EMPTY, 0, lambda: self.transport.send_empty(channel, digest),
-                lambda: self.transport.find_parent(channel, digest),
-            )  # fmt: skip
-            status = PostStatus.POSTED if fresh else PostStatus.ALREADY
-            return PostOutcome(status, self.transport.link(channel, _posted(record)), int(fresh))
-
-        # Replies link the earlier digest's message about a PR they revert or follow up; a
-        # week's parent links each day's thread in this channel.
-        digest = digest.with_links(await self.store.aio.read(self._earlier_links, channel, digest))
-        if digest.week is not None:
-            digest = replace(
-                digest, day_links=await self.store.aio.read(self._day_links, channel, digest)
-            )
+            if quiet == "skip":
+                return await self._skip(channel, digest)
+            return await self._post_empty(channel, digest)
+        digest = await self._linked(channel, digest)
         edit = await self._plan_edit(channel, digest)
         parent, parent_fresh = await self._ensure(
             channel, digest, PostKind.PARENT, 0, lambda: self.transport.send_parent(channel, digest),
             lambda: self.transport.find_parent(channel, digest),
         )  # fmt: skip
         thread_id = parent.thread_id or parent.message_id
+        sent = await self._send_replies(channel, digest, thread_id)
+        sent += await self._send_groups(channel, digest, thread_id)
+        if edit is not None and not edit.message_id:
+            await self._edit_parent(channel, digest, parent, edit)
+        if was_complete:
+            status = PostStatus.ALREADY
+        elif parent_fresh:
+            status = PostStatus.POSTED
+        else:
+            status = PostStatus.RESUMED
+        log.info(
+            "digest %s %s in %s:%s: %s (%d replies sent)",
+            digest.repo, digest.post_day, self.platform, channel, status, sent,
+        )  # fmt: skip
+        return PostOutcome(status, self.transport.link(channel, _posted(parent)), sent)
+
+    async def _post_empty(self, channel: str, digest: Digest) -> PostOutcome:
+        """A day with no PR: its one short message."""
+        record, fresh = await self._ensure(
+            channel, digest, PostKind.EMPTY, 0, lambda: self.transport.send_empty(channel, digest),
+            lambda: self.transport.find_parent(channel, digest),
+        )  # fmt: skip
+        status = PostStatus.POSTED if fresh else PostStatus.ALREADY
+        return PostOutcome(status, self.transport.link(channel, _posted(record)), int(fresh))
+
+    async def _linked(self, channel: str, digest: Digest) -> Digest:
+        """Replies link the earlier digest's message about a PR they revert or follow up; a
+        week's parent links each day's thread in this channel."""
+        digest = digest.with_links(await self.store.aio.read(self._earlier_links, channel, digest))
+        if digest.week is not None:
+            digest = replace(
+                digest, day_links=await self.store.aio.read(self._day_links, channel, digest)
+            )
+        return digest
+
+    async def _send_replies(self, channel: str, digest: Digest, thread_id: str) -> int:
+        """One reply per PR of the thread, in order; returns how many were sent now. A reply
+        without a summary is recorded as such, for healing once a summary exists."""
         sent = 0
         # A weekly rollup's replies are its areas, one line per PR: no reply per PR.
         singles = digest.thread_entries if digest.week is None else ()
@@ -206,10 +233,15 @@ class DigestPoster:
             _, fresh = await self._ensure(
                 channel, digest, PostKind.PR, number, send, find,
                 summary_id=entry.summary.id if entry.summary else None, thread_id=thread_id,
+                unsummarized=entry.summary is None and entry.error is not None,
             )  # fmt: skip
             sent += int(fresh)
+        return sent
+
+    async def _send_groups(self, channel: str, digest: Digest, thread_id: str) -> int:
+        """The grouped replies: the day's one is slot 0; a week's area replies are 1, 2, ..."""
+        sent = 0
         for slot, group in enumerate(groups(digest)):
-            # The day's one grouped reply is slot 0; a week's area replies are 1, 2, ...
 
             def send_group(group: Digest = group):
                 return self.transport.send_group(channel, thread_id, group)
@@ -223,20 +255,7 @@ class DigestPoster:
                 numbers=tuple(e.pr.number for e in group.grouped_entries),
             )  # fmt: skip
             sent += int(fresh)
-        if edit is not None and not edit.message_id:
-            await self._edit_parent(channel, digest, parent, edit)
-        link = self.transport.link(channel, _posted(parent))
-        if was_complete:
-            status = PostStatus.ALREADY
-        elif parent_fresh:
-            status = PostStatus.POSTED
-        else:
-            status = PostStatus.RESUMED
-        log.info(
-            "digest %s %s in %s:%s: %s (%d replies sent)",
-            digest.repo, day, self.platform, channel, status, sent,
-        )  # fmt: skip
-        return PostOutcome(status, link, sent)
+        return sent
 
     async def _skip(self, channel: str, digest: Digest) -> PostOutcome:
         """A quiet day that posts nothing, recorded as its empty-day message."""
@@ -274,6 +293,103 @@ class DigestPoster:
         await self.transport.edit_parent(channel, _posted(parent), digest.with_links(links))
         assert edit.id is not None
         await self.store.aio.complete_post(edit.id, parent.message_id)
+
+    # -- healing: a reply posted without a summary, replaced in place once one exists -----
+
+    async def heal(self, channel: str, digest: Digest) -> int:
+        """Edit in place each reply of this posted digest that went out as "Summary
+        unavailable" and whose PR `digest` now has a summary for, then the parent, so its
+        counts agree; returns how many replies were healed. Each edit is a recorded step,
+        planned before any is made: a crash mid-heal is finished by the next call."""
+        key = (channel, digest.repo, digest.post_day)
+        async with self._locks.setdefault(key, asyncio.Lock()):
+            if not await self.store.aio.read(self.is_complete, channel, digest):
+                return 0  # the thread is still being posted: its resume comes first
+            summaries = {
+                e.pr.number: e.summary.id
+                for e in digest.thread_entries
+                if e.summary is not None and e.summary.id is not None
+            }
+            day = digest.post_day
+            await self.store.aio.write(
+                self.store.plan_heal, self.platform, channel, digest.repo, day, summaries
+            )
+            return await self._heal_planned(channel, digest)
+
+    async def _heal_planned(self, channel: str, digest: Digest) -> int:
+        """Do the pending healing steps in order: every reply's edit, then the parent's."""
+        day = digest.post_day
+        records = await self.store.aio.digest_posts_of(
+            self.platform, channel, digest.repo, day, PostKind.PR
+        )
+        replies = {r.pr_number: r for r in records}
+        steps = await self.store.aio.read(self._pending_heals, channel, digest.repo, day)
+        healed = 0
+        for step in steps:
+            if step.kind == PostKind.REPLY_HEAL and step.pr_number in replies:
+                healed += await self._heal_reply(channel, digest, replies[step.pr_number], step)
+        parent_steps = [s for s in steps if s.kind == PostKind.PARENT_HEAL]
+        if parent_steps:
+            await self._heal_parent(channel, digest, parent_steps)
+        if healed:
+            log.info(
+                "healed %d replies of the %s digest of %s in %s:%s",
+                healed, day, digest.repo, self.platform, channel,
+            )  # fmt: skip
+        return healed
+
+    def _pending_heals(self, channel: str, repo: str, day: str) -> list[PostRecord]:
+        steps = []
+        for kind in (PostKind.REPLY_HEAL, PostKind.PARENT_HEAL):
+            steps += self.store.digest_posts_of(self.platform, channel, repo, day, kind)
+        return sorted((s for s in steps if not s.message_id), key=lambda s: s.id or 0)
+
+    async def _heal_reply(
+        self, channel: str, digest: Digest, reply: PostRecord, step: PostRecord
+    ) -> int:
+        """One reply edited to show its PR's summary, exactly once: a step attempted before a
+        crash asks the platform whether the edit got there before making it."""
+        index, entry = digest.reply_index(reply.pr_number)
+        if entry.summary is None or entry.summary.id is None or step.id is None:
+            return 0  # a summary the digest does not show: left for a later heal
+        posted = _posted(reply)
+        attempted = await self.store.aio.post_attempted(step.id)
+        if not (
+            attempted and await self.transport.shows_reply(channel, posted, digest, entry, index)
+        ):
+            await self.store.aio.mark_attempt(step.id)
+            await self.transport.edit_reply(channel, posted, digest, entry, index)
+        assert reply.id is not None
+        await self.store.aio.complete_heal(step.id, reply.id, reply.message_id, entry.summary.id)
+        return 1
+
+    async def _heal_parent(self, channel: str, digest: Digest, steps: list[PostRecord]) -> None:
+        """The parent rendered again, with the healed replies counted as summarized: one edit
+        for every pending step (a crash may have left an earlier heal's)."""
+        parent = await self.store.aio.digest_post(
+            self.platform, channel, digest.repo, digest.post_day, PostKind.PARENT
+        )
+        assert parent is not None
+        links = await self.store.aio.read(self._reply_links, channel, digest)
+        shown = digest.with_links(links)
+        attempted = [s for s in steps if s.id is not None]
+        was_tried = any([await self.store.aio.post_attempted(s.id) for s in attempted])
+        if not (was_tried and await self.transport.shows_parent(channel, _posted(parent), shown)):
+            for step in attempted:
+                await self.store.aio.mark_attempt(step.id)
+            await self.transport.edit_parent(channel, _posted(parent), shown)
+        for step in attempted:
+            await self.store.aio.complete_post(step.id, parent.message_id)
+
+    async def failed_replies(self, channel: str, repo: str, day: str) -> list[FailedReply]:
+        """This digest's replies posted without a summary, not healed yet."""
+        return await self.store.aio.failed_replies(self.platform, channel, repo, day)
+
+    async def note_heal_attempt(self, failed: list[FailedReply], retry_after: datetime) -> None:
+        """A retry of these replies' PRs made no summary: pace the next one."""
+        ids = [f.record.id for f in failed if f.record.id is not None]
+        if ids:
+            await self.store.aio.write(self.store.note_heal_attempt, ids, iso(retry_after))
 
     def _reply_links(self, channel: str, digest: Digest) -> dict[int, str]:
         """PR number -> its reply in this thread (or the grouped reply that lists it)."""
@@ -351,6 +467,7 @@ class DigestPoster:
         summary_id: int | None = None,
         thread_id: str | None = None,
         numbers: tuple[int, ...] = (),
+        unsummarized: bool = False,
     ) -> tuple[PostRecord, bool]:
         """Make sure one slot of the digest is posted; returns (record, whether we sent now)."""
         record = await self.store.aio.begin_post(
@@ -359,6 +476,7 @@ class DigestPoster:
                 numbers=numbers,
             ),
             kind,
+            unsummarized=unsummarized,
         )  # fmt: skip
         if record.message_id:
             return record, False
@@ -445,19 +563,29 @@ async def resume_unfinished(
     since = (date.today() - timedelta(days=days)).isoformat()
     resumed = 0
     for parent in await poster.store.aio.unfinished_digests(poster.platform, since):
-        day, scope = split_post_day(parent.day)
-        window = day_window(date.fromisoformat(day), parent.tz_name or "UTC")
-        bots = styles.bots if styles is not None else frozenset()
-        weekly, filters = read_scope(scope)
-        if weekly:
-            digest = await service.week(parent.repo, window.day, window.tz_name, filters, bots=bots)
-        elif scope:
-            digest = await service.part(await service.digest(parent.repo, window), scope, bots=bots)
-        else:
-            digest = await service.digest(parent.repo, window, glance=True)
-        if styles is not None:
-            digest = styles.apply(digest, poster.platform, parent.channel)
+        digest = await rebuild(service, poster.platform, parent, styles)
         outcome = await poster.post(parent.channel, digest)
         resumed += outcome.status == PostStatus.RESUMED
         log.info("resumed the %s digest of %s in %s", parent.day, parent.repo, parent.channel)
     return resumed
+
+
+async def rebuild(
+    service, platform: str, parent: PostRecord, styles: DigestStyles | None = None
+) -> Digest:
+    """The digest a posts record (of its parent) belongs to, as its channel shows it: built
+    again by `service` from the store, so only what is missing there (a PR's summary that
+    failed) costs a call."""
+    day, scope = split_post_day(parent.day)
+    window = day_window(date.fromisoformat(day), parent.tz_name or "UTC")
+    bots = styles.bots if styles is not None else frozenset()
+    weekly, filters = read_scope(scope)
+    if weekly:
+        digest = await service.week(parent.repo, window.day, window.tz_name, filters, bots=bots)
+    elif scope:
+        digest = await service.part(await service.digest(parent.repo, window), scope, bots=bots)
+    else:
+        digest = await service.digest(parent.repo, window, glance=True)
+    if styles is not None:
+        digest = styles.apply(digest, platform, parent.channel)
+    return digest

@@ -41,6 +41,10 @@ class PostKind(StrEnum):
     PRSUMMARY = "prsummary"  # a /prsummary answer
     REVISION = "revision"  # a corrected summary posted after a flag
     FLAG_ACK = "flag_ack"  # the claim on thanking for a summary's first flag
+    # A reply posted as "Summary unavailable", edited in place once a summary exists; and the
+    # parent edited again with the new counts (`pr_number` numbers these parent edits).
+    REPLY_HEAL = "reply_heal"
+    PARENT_HEAL = "parent_heal"
 
     @property
     def is_digest_slot(self) -> bool:
@@ -49,8 +53,11 @@ class PostKind(StrEnum):
 
 
 DIGEST_SLOTS = frozenset(
-    {PostKind.PARENT, PostKind.PR, PostKind.EMPTY, PostKind.GROUP, PostKind.PARENT_EDIT}
-)
+    {
+        PostKind.PARENT, PostKind.PR, PostKind.EMPTY, PostKind.GROUP, PostKind.PARENT_EDIT,
+        PostKind.REPLY_HEAL, PostKind.PARENT_HEAL,
+    }
+)  # fmt: skip
 
 
 class PostStatus(StrEnum):

@@ -43,6 +43,21 @@ class Transport(Protocol):
         """Render the parent again and replace it: the same day at a glance, now with
         `digest.links` to the replies. Editing twice gives the same message."""
 
+    async def edit_reply(
+        self, channel: str, posted: Posted, digest: Digest, entry: DigestEntry, index: int
+    ) -> None:
+        """Replace a reply posted without a summary with `entry`'s, in place (and add the
+        continuation messages a long summary needs). Editing twice gives the same message."""
+
+    async def shows_reply(
+        self, channel: str, posted: Posted, digest: Digest, entry: DigestEntry, index: int
+    ) -> bool:
+        """Whether the reply already shows `entry`'s summary: an edit made before a crash that
+        was not recorded."""
+
+    async def shows_parent(self, channel: str, posted: Posted, digest: Digest) -> bool:
+        """Whether the parent already shows `digest` as `edit_parent` renders it."""
+
     async def find_parent(self, channel: str, digest: Digest) -> Posted | None:
         """The parent sent before a crash that was not recorded, if the platform has it."""
 

@@ -26,11 +26,12 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
+from bot.chat.healing import Healer, recent_days
 from bot.chat.posting import DigestPoster, PostOutcome
 from bot.chat.styles import DigestStyles
 from bot.core.clock import utcnow
 from bot.core.day_window import day_window, parse_day, time_of_day, zone
-from bot.core.errors import ConfigurationError, UserInputError
+from bot.core.errors import ConfigurationError, StorageError, UserInputError
 from bot.core.models import Digest, Subscription, post_day_key, week_scope
 from bot.core.post_times import (
     digest_day,
@@ -61,6 +62,8 @@ MISFIRE_GRACE_SECONDS = 23 * 3600
 WAIT_STEP_SECONDS = 15.0
 RETRY_FIRST_SECONDS = 60.0
 RETRY_MAX_SECONDS = 3600.0
+# How often the heartbeat looks for failed summaries whose background retry is due.
+HEAL_CHECK_SECONDS = 60.0
 
 Clock = Callable[[], datetime]
 Sleep = Callable[[float], Awaitable[None]]
@@ -116,6 +119,8 @@ class DigestScheduler:
         self._catch_up_lock = asyncio.Lock()
         self._catch_up_task: asyncio.Task[Any] | None = None
         self._holding: bool | None = None
+        self.healer = Healer(service, DigestStyles(settings, subscriptions), clock=clock)
+        self._heal_checked: datetime | None = None
         self._started = False
         self._stopping = False
 
@@ -268,9 +273,37 @@ class DigestScheduler:
 
     async def _heartbeat(self) -> None:
         self._spawn(self._beat(), "heartbeat")
+        now = self.clock()
+        if self._heal_checked is None or now - self._heal_checked >= timedelta(
+            seconds=HEAL_CHECK_SECONDS
+        ):
+            self._heal_checked = now
+            self._spawn(self.heal_due(), "heal")
+
+    async def heal_due(self) -> int:
+        """The background retry of failed summaries (`Healer.retry_due`), by the lease's
+        holder only; returns the replies healed. A failure is one log line, tried again at a
+        later beat."""
+        if self._stopping or not self._holding:
+            return 0
+        healed = 0
+        for platform, poster in self.posters.items():
+            try:
+                healed += await self.healer.retry_due(poster)
+            except Exception as exc:  # noqa: BLE001 - the next beat tries again
+                log.warning(
+                    "heal check failed platform=%s error=%s: %s",
+                    platform, type(exc).__name__, str(exc)[:200],
+                )  # fmt: skip
+        return healed
 
     async def _beat(self) -> None:
-        if await self._take_lease():
+        try:
+            held = await self._take_lease()
+        except StorageError as exc:  # read-only or full: the file's fault, not a bug
+            log.warning("heartbeat: %s, nothing written; trying again at the next beat", exc.reason)
+            return
+        if held:
             self._spawn_catch_up()
 
     async def _take_lease(self) -> bool:
@@ -278,6 +311,8 @@ class DigestScheduler:
         held = self.lease.try_acquire()  # no wait; if the database is busy, wait off the loop
         if held is None:
             held = await asyncio.to_thread(self.lease.acquire)
+        if self.lease.busy:  # locked past the timeout (logged): says nothing of who holds it
+            return False
         if held != self._holding:
             if held:
                 log.info(
@@ -416,7 +451,22 @@ class DigestScheduler:
         )  # fmt: skip
         self._done.add((subscription_key(sub), day))
         self._retry.pop((subscription_key(sub), day), None)
+        await self._heal_recent(sub, digest.repo, day)
         return outcome
+
+    async def _heal_recent(self, sub: Subscription, repo: str, day: date) -> None:
+        """The next run's retry of the failed summaries of the subscription's last digests
+        before `day` (a weekly rollup has no reply per PR); a failure is one log line."""
+        if is_weekly(sub):
+            return
+        days = [posted_key(sub, earlier) for earlier in recent_days(day)]
+        try:
+            await self.healer.retry_recent(self.posters[sub.platform], sub.channel, repo, days)
+        except Exception as exc:  # noqa: BLE001 - the day itself is posted; retried later
+            log.warning(
+                "heal failed sub=%s error=%s: %s",
+                _sub_label(sub), type(exc).__name__, str(exc)[:200],
+            )  # fmt: skip
 
     async def _build(self, sub: Subscription, day: date) -> Digest:
         """The day's digest; subscriptions of one repo and zone building it at once share one
@@ -467,7 +517,9 @@ class DigestScheduler:
         if task.cancelled():
             return
         exc = task.exception()  # retrieved, so asyncio does not report it again
-        if exc is not None and not awaited:
+        if isinstance(exc, StorageError) and not awaited:  # the file's fault, not a bug
+            log.warning("%s: %s, nothing written; tried again later", task.get_name(), exc.reason)
+        elif exc is not None and not awaited:
             log.error("task failed task=%s error=%s", task.get_name(), exc, exc_info=exc)
 
     def _spawn_catch_up(self) -> asyncio.Task[Any]:

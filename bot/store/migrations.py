@@ -291,3 +291,26 @@ def m009_changed_files(db: Database) -> None:
     # GitHub's own count of a PR's changed files: its files listing stops at 3,000, so a bigger
     # PR's stored files are not all of them. NULL for PRs fetched before it was recorded.
     db["pull_requests"].add_column("changed_files", int)
+
+
+@migrations()
+def m010_healing(db: Database) -> None:
+    # A digest's reply posted as "Summary unavailable" (the model or GitHub failed for its PR)
+    # is edited in place once a summary exists: `unsummarized` marks such a reply, and
+    # `heal_attempts` / `heal_after` pace the background retries of its PR. A reply an earlier
+    # release posted without a summary is one too.
+    posts = db["posts"]
+    posts.add_column("unsummarized", int)
+    posts.add_column("heal_attempts", int)
+    posts.add_column("heal_after", str)
+    db.execute(
+        "UPDATE posts SET unsummarized = 1"
+        " WHERE kind = 'pr' AND summary_id IS NULL AND message_id IS NOT NULL"
+    )
+    # The healing edits are digest steps too: one per reply, one per edit of the parent.
+    db.execute("DROP INDEX idx_posts_digest")
+    db.execute(
+        "CREATE UNIQUE INDEX idx_posts_digest ON posts (platform, channel, repo, day, kind, pr_number)"
+        " WHERE kind IN ('parent', 'pr', 'empty', 'group', 'parent_edit', 'reply_heal',"
+        " 'parent_heal')"
+    )

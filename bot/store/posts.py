@@ -5,18 +5,34 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from bot.core.clock import utcnow
 from bot.core.models import PostKind, PostRecord
 from bot.store.base import Tables, from_row, iso
 
+# The digest steps that edit a message already sent: their `message_id` is that message's.
+EDIT_KINDS = ("parent_edit", "reply_heal", "parent_heal")
+
+
+@dataclass(frozen=True)
+class FailedReply:
+    """A digest reply posted as "Summary unavailable", and the pace of its PR's retries."""
+
+    record: PostRecord
+    posted_at: str
+    attempts: int = 0
+    retry_after: str | None = None  # ISO time; None: the first retry is due from `posted_at`
+
 
 class PostTables(Tables):
-    def begin_post(self, record: PostRecord, kind: str) -> PostRecord:
+    def begin_post(
+        self, record: PostRecord, kind: str, *, unsummarized: bool = False
+    ) -> PostRecord:
         """Write the intent to post before sending, so a crash leaves a trace to reconcile.
 
         Returns the existing record when one is already there for this digest slot.
+        `unsummarized` marks a reply posted without a summary, for healing.
         """
         if PostKind(kind).is_digest_slot:
             existing = self.digest_post(
@@ -40,6 +56,7 @@ class PostTables(Tables):
                     "tz_name": record.tz_name,
                     "numbers": json.dumps(list(record.numbers)) if record.numbers else None,
                     "created_at": iso(utcnow()),
+                    "unsummarized": 1 if unsummarized else None,
                 }
             )
             .last_pk
@@ -102,10 +119,12 @@ class PostTables(Tables):
         return self._post(rows[0]) if rows else None
 
     def post_by_message(self, platform: str, channel: str, message_id: str) -> PostRecord | None:
+        """The message's own record (not the record of an edit made to it)."""
         rows = list(
             self.db["posts"].rows_where(
-                "platform = ? AND channel = ? AND message_id = ?",
-                [platform, channel, message_id],
+                "platform = ? AND channel = ? AND message_id = ? AND kind NOT IN (?, ?, ?)",
+                [platform, channel, message_id, *EDIT_KINDS],
+                order_by="id",
                 limit=1,
             )
         )
@@ -151,3 +170,96 @@ class PostTables(Tables):
         except sqlite3.IntegrityError:
             return False
         return True
+
+    # -- healing: replies posted without a summary, edited in place once one exists ----------
+
+    def failed_replies(self, platform: str, channel: str, repo: str, day: str) -> list[FailedReply]:
+        """The digest's replies sent as "Summary unavailable" and not healed yet."""
+        return self._failed(
+            "platform = ? AND channel = ? AND repo = ? AND day = ?", [platform, channel, repo, day]
+        )
+
+    def failed_replies_since(self, platform: str, since_day: str) -> list[FailedReply]:
+        """Every such reply of the digests of `since_day` and after, on one platform."""
+        return self._failed("platform = ? AND day >= ?", [platform, since_day])
+
+    def _failed(self, where: str, args: list) -> list[FailedReply]:
+        rows = self.db["posts"].rows_where(
+            f"{where} AND kind = 'pr' AND unsummarized = 1 AND message_id IS NOT NULL",
+            args,
+            order_by="id",
+        )
+        return [
+            FailedReply(
+                self._post(row), row["posted_at"] or row["created_at"],
+                row["heal_attempts"] or 0, row["heal_after"],
+            )
+            for row in rows
+        ]  # fmt: skip
+
+    def unfinished_heals(self, platform: str, since_day: str) -> list[PostRecord]:
+        """Healing steps (from `since_day` on) planned but not done: a crash came mid-heal."""
+        rows = self.db["posts"].rows_where(
+            "platform = ? AND day >= ? AND kind IN ('reply_heal', 'parent_heal')"
+            " AND message_id IS NULL",
+            [platform, since_day],
+            order_by="id",
+        )
+        return [self._post(row) for row in rows]
+
+    def plan_heal(
+        self, platform: str, channel: str, repo: str, day: str, summaries: dict[int, int]
+    ) -> int:
+        """Record, in one transaction, the edits that heal this digest before any is made: one
+        step per failed reply whose PR now has a summary (`summaries`: PR -> summary id), then
+        one edit of the parent, numbered by the replies healed so far. Returns the new steps."""
+        with self.transaction():
+            failed = self.failed_replies(platform, channel, repo, day)
+            planned = {
+                r.pr_number
+                for r in self.digest_posts_of(platform, channel, repo, day, "reply_heal")
+            }
+            new = [
+                f.record for f in failed
+                if f.record.pr_number in summaries and f.record.pr_number not in planned
+            ]  # fmt: skip
+            for reply in new:
+                step = replace(reply, message_id="", summary_id=summaries[reply.pr_number])
+                self.begin_post(step, "reply_heal")
+            if new:
+                parent = PostRecord(
+                    platform=platform, channel=channel, repo=repo, day=day,
+                    pr_number=len(planned) + len(new), message_id="",
+                    tz_name=new[0].tz_name,
+                )  # fmt: skip
+                self.begin_post(parent, "parent_heal")
+        return len(new) + bool(new)
+
+    def digest_posts_of(
+        self, platform: str, channel: str, repo: str, day: str, kind: str
+    ) -> list[PostRecord]:
+        return [
+            self._post(row)
+            for row in self.db["posts"].rows_where(
+                "platform = ? AND channel = ? AND repo = ? AND day = ? AND kind = ?",
+                [platform, channel, repo, day, kind],
+                order_by="id",
+            )
+        ]
+
+    def complete_heal(self, step_id: int, reply_id: int, message_id: str, summary_id: int) -> None:
+        """The reply shows its summary now: the step is done, and the reply's record names the
+        summary (so a flag on it counts for that summary) and is no longer a failed reply."""
+        with self.transaction():
+            self.complete_post(step_id, message_id)
+            self.db["posts"].update(reply_id, {"summary_id": summary_id, "unsummarized": 0})
+
+    def note_heal_attempt(self, record_ids: list[int], retry_after: str) -> None:
+        """One more retry of these replies' PRs failed; the next is not before `retry_after`."""
+        with self.transaction():
+            for record_id in record_ids:
+                row = self.db["posts"].get(record_id)
+                self.db["posts"].update(
+                    record_id,
+                    {"heal_attempts": (row["heal_attempts"] or 0) + 1, "heal_after": retry_after},
+                )

@@ -45,6 +45,7 @@ READS = frozenset(
     unfinished_digests unposted_revisions get_flag revisions_since flagged_summary_ids
     flags_of revision_flagger user_flags_since active_flags flag_count_since
     get_overview earlier_reply get_codeowners
+    failed_replies failed_replies_since unfinished_heals digest_posts_of
     get list all seen_at""".split()  # the last four: SubscriptionStore's
 )
 
