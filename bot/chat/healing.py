@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 from bot.chat.posting import DigestPoster, rebuild
 from bot.chat.styles import DigestStyles
@@ -32,7 +32,9 @@ RETRY_DELAYS: tuple[timedelta, ...] = (
     timedelta(hours=1),
 )
 MAX_RETRIES = len(RETRY_DELAYS)
-# Digests older than this are left as they are: nobody reads a week-old thread for its news.
+# Replies posted longer ago than this are left as they are (the background retry), and the
+# next scheduled run retries this many days before its own: nobody reads an old thread for
+# its news.
 HEAL_DAYS = 3
 
 Clock = Callable[[], datetime]
@@ -79,7 +81,7 @@ class Healer:
         whose retry is due (or a heal a crash cut short) is built again and healed, one log
         line per attempt. Returns the replies healed."""
         now = self.clock()
-        since = (now.date() - timedelta(days=HEAL_DAYS)).isoformat()
+        since = (now - timedelta(days=HEAL_DAYS)).astimezone(UTC).isoformat()
         store = poster.store.aio
         due: dict[tuple[str, str, str], tuple[PostRecord, int]] = {}
         for step in await store.unfinished_heals(poster.platform, since):

@@ -284,7 +284,7 @@ class DigestScheduler:
         """The background retry of failed summaries (`Healer.retry_due`), by the lease's
         holder only; returns the replies healed. A failure is one log line, tried again at a
         later beat."""
-        if self._stopping or not self._holding:
+        if self._stopping or not await self._take_lease():
             return 0
         healed = 0
         for platform, poster in self.posters.items():

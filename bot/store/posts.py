@@ -179,9 +179,9 @@ class PostTables(Tables):
             "platform = ? AND channel = ? AND repo = ? AND day = ?", [platform, channel, repo, day]
         )
 
-    def failed_replies_since(self, platform: str, since_day: str) -> list[FailedReply]:
-        """Every such reply of the digests of `since_day` and after, on one platform."""
-        return self._failed("platform = ? AND day >= ?", [platform, since_day])
+    def failed_replies_since(self, platform: str, since: str) -> list[FailedReply]:
+        """Every such reply posted since `since` (an ISO time), on one platform."""
+        return self._failed("platform = ? AND posted_at >= ?", [platform, since])
 
     def _failed(self, where: str, args: list) -> list[FailedReply]:
         rows = self.db["posts"].rows_where(
@@ -197,12 +197,13 @@ class PostTables(Tables):
             for row in rows
         ]  # fmt: skip
 
-    def unfinished_heals(self, platform: str, since_day: str) -> list[PostRecord]:
-        """Healing steps (from `since_day` on) planned but not done: a crash came mid-heal."""
+    def unfinished_heals(self, platform: str, since: str) -> list[PostRecord]:
+        """Healing steps planned since `since` (an ISO time) but not done: a crash came
+        mid-heal."""
         rows = self.db["posts"].rows_where(
-            "platform = ? AND day >= ? AND kind IN ('reply_heal', 'parent_heal')"
+            "platform = ? AND created_at >= ? AND kind IN ('reply_heal', 'parent_heal')"
             " AND message_id IS NULL",
-            [platform, since_day],
+            [platform, since],
             order_by="id",
         )
         return [self._post(row) for row in rows]
