@@ -8,10 +8,10 @@ so the model (and the reader of the coverage line) knows what it did not see.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 
 from bot.core.models import ChangedFile
 from summarizer.tokens import count_tokens
@@ -81,14 +81,16 @@ class DiffSelection:
 
 def exclusion_reason(f: ChangedFile) -> str | None:
     path = f.filename
-    name = PurePosixPath(path).name.lower()
+    # posixpath, not PurePosixPath: this runs for every file of PRs of thousands, and the
+    # names GitHub lists need no normalizing.
+    name = posixpath.basename(path).lower()
     if name in LOCK_FILES or name.endswith(".lock"):
         return "lock file"
     if _VENDORED.search(path):
         return "vendored"
     if _GENERATED.search(path):
         return "generated"
-    if PurePosixPath(path).suffix.lower() in BINARY_SUFFIXES:
+    if posixpath.splitext(name)[1] in BINARY_SUFFIXES:
         return "binary"
     if f.patch is None:
         return "binary or too large for GitHub to show" if f.status != "renamed" else "renamed"
@@ -134,22 +136,39 @@ def rank_files(files: Sequence[ChangedFile]) -> list[ChangedFile]:
     return [f for _, f in sorted(enumerate(files), key=value)]
 
 
-def select_diff(files: Sequence[ChangedFile], budget: int) -> DiffSelection:
-    """Fit the diff into `budget` tokens, fairly: small patches whole, big ones cut to a share,
-    in `rank_files` order, so whatever does not fit is the least worth reading."""
-    candidates: list[tuple[ChangedFile, int]] = []
+@dataclass(frozen=True)
+class Candidates:
+    """A PR's files sorted once for `fit_diff`: those that can be shown, in `rank_files`
+    order with their patch's tokens, and those left out with the reason why."""
+
+    ranked: tuple[tuple[ChangedFile, int], ...]
+    left_out: tuple[FileDiff, ...]
+
+
+def candidates(files: Sequence[ChangedFile]) -> Candidates:
+    ranked: list[tuple[ChangedFile, int]] = []
     left_out: list[FileDiff] = []
     for f in rank_files(files):
         reason = exclusion_reason(f)
         if reason:
             left_out.append(FileDiff(f, "", 0, f"not shown: {reason}"))
         else:
-            candidates.append((f, count_tokens(f.patch or "")))
+            ranked.append((f, count_tokens(f.patch or "")))
+    return Candidates(tuple(ranked), tuple(left_out))
 
-    cap = _water_level([t for _, t in candidates], budget)
+
+def select_diff(files: Sequence[ChangedFile], budget: int) -> DiffSelection:
+    """The diff worth reading most that fits in `budget` tokens; every file accounted for."""
+    return fit_diff(candidates(files), budget)
+
+
+def fit_diff(files: Candidates, budget: int) -> DiffSelection:
+    """Fit the diff into `budget` tokens, fairly: small patches whole, big ones cut to a share,
+    in `rank_files` order, so whatever does not fit is the least worth reading."""
+    cap = _water_level([t for _, t in files.ranked], budget)
     chosen: list[FileDiff] = []
     remaining = budget
-    for f, tokens in candidates:
+    for f, tokens in files.ranked:
         share = min(tokens, max(cap, MIN_SHARE), remaining)
         if share < min(tokens, MIN_SHARE):
             chosen.append(FileDiff(f, "", 0, "not shown: over the prompt budget"))
@@ -164,7 +183,7 @@ def select_diff(files: Sequence[ChangedFile], budget: int) -> DiffSelection:
             continue
         chosen.append(FileDiff(f, text, used, f"cut to {used} of {tokens} tokens"))
         remaining -= used
-    return DiffSelection(tuple(chosen + left_out))
+    return DiffSelection(tuple(chosen) + files.left_out)
 
 
 def _water_level(sizes: list[int], budget: int) -> int:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 
 from bot.core.models import ChangedFile, PullRequest, SummarySections
 from bot.core.untrusted import same_page
@@ -18,9 +17,10 @@ from summarizer.diff_budget import (
     TIERS,
     DiffSelection,
     FileDiff,
+    candidates,
     changed_lines,
     file_kind,
-    select_diff,
+    fit_diff,
 )
 from summarizer.tokens import count_tokens
 
@@ -165,20 +165,23 @@ def build_prompt(pr: PullRequest, budget: PromptBudget) -> BuiltPrompt:
     # diff without room. It is sized before the diff is chosen, with the longest note a line
     # can get.
     list_limit = budget.max_prompt_tokens // 4
-    one_by_one = _list_fits(pr, list_limit)
-    if one_by_one:
-        list_allowance = count_tokens(_file_list([FileDiff(f, "", 0, "x" * 40) for f in pr.files]))
-    else:
-        list_allowance = count_tokens(_summarized_file_list(pr, list_limit)) + 20
+    list_allowance = _full_list_tokens(pr, list_limit)
+    one_by_one = list_allowance is not None
+    summary = None if one_by_one else _FileSummary.of(pr.files)
+    if summary is not None:
+        list_allowance = count_tokens(summary.text(list_limit, shown=len(pr.files))) + 20
     fixed = count_tokens(system) + count_tokens(header) + 60
     diff_budget = max(0, budget.max_prompt_tokens - fixed - list_allowance)
     # Per-file headers and the list's notes are only known once the diff is chosen: if they
-    # push the prompt over, shrink the diff by the overshoot and choose again.
+    # push the prompt over, shrink the diff by the overshoot and choose again (the files are
+    # ranked and their patches counted once).
+    ranked = candidates(pr.files)
     for _ in range(4):
-        selection = select_diff(pr.files, diff_budget)
+        selection = fit_diff(ranked, diff_budget)
         file_list = _file_list(list(selection.files)) if one_by_one else ""
         if not one_by_one or count_tokens(file_list) > list_limit:
-            file_list = _summarized_file_list(pr, list_limit, selection)
+            summary = summary or _FileSummary.of(pr.files)
+            file_list = summary.text(list_limit, shown=len(selection.shown))
         user = (
             f"{header}{file_list}\n\nDiff:\n{_diff_text(selection) or '(no diff available)'}\n</pr>"
         )
@@ -201,11 +204,13 @@ def _files_heading(pr: PullRequest) -> str:
     )
 
 
-def _list_fits(pr: PullRequest, limit: int) -> bool:
+def _full_list_tokens(pr: PullRequest, limit: int) -> int | None:
+    """The tokens of the file list one file a line, or None when over `limit`."""
     # Every line costs 8 tokens or more: a list that cannot fit is not worth counting.
     if len(pr.files) * 8 > limit:
-        return False
-    return count_tokens(_file_list([FileDiff(f, "", 0, "x" * 40) for f in pr.files])) <= limit
+        return None
+    tokens = count_tokens(_file_list([FileDiff(f, "", 0, "x" * 40) for f in pr.files]))
+    return tokens if tokens <= limit else None
 
 
 def _file_list(diffs: list[FileDiff]) -> str:
@@ -219,79 +224,122 @@ def _file_line(f: ChangedFile, note: str | None) -> str:
 
 
 # (directories, most changed files) a summarized list names, fewest last: the first that fits.
-_SUMMARY_SIZES = ((20, 25), (12, 15), (8, 8), (4, 4), (2, 2), (0, 0))
+_SUMMARY_SIZES = ((20, 20), (12, 12), (8, 8), (4, 4), (2, 2), (0, 0))
+_LEFT_OUT_NAMED = 3  # the largest lock, generated, vendored or binary files named in a summary
+
+# One file for the directory counts: the directories of its path, its additions and deletions.
+_Entry = tuple[list[str], int, int]
 
 
-def _summarized_file_list(
-    pr: PullRequest, limit: int, selection: DiffSelection | None = None
-) -> str:
+@dataclass(frozen=True)
+class _FileSummary:
     """For PRs of too many files to list one by one: the files counted by kind and by
-    directory, then the most changed ones by name, as many as fit in `limit` tokens."""
-    kinds: dict[str, int] = defaultdict(int)
-    for f in pr.files:
-        kinds[file_kind(f)] += 1
-    by_kind = ", ".join(f"{n:,} {kind}" for kind, n in sorted(kinds.items(), key=_most))
-    shown = len(selection.shown) if selection else 0
-    text = ""
-    for directories, top in _SUMMARY_SIZES:
-        text = "\n".join(
-            [
-                f"By kind: {by_kind}",
-                *_directory_lines(pr.files, directories),
-                *_most_changed_lines(pr.files, top),
-                f"(too many files to list one by one; the diff below shows {shown:,} of them, "
-                "hand-written source with the most changed lines first)",
-            ]
+    directory, then the most changed ones by name. Counted once per prompt; `text` is cut
+    to fit."""
+
+    by_kind: str
+    entries: tuple[_Entry, ...]
+    most_changed: tuple[str, ...]  # lines of the files that can be shown, most changed first
+    largest_left_out: str  # one line naming the largest files left out, or ""
+
+    @classmethod
+    def of(cls, files: tuple[ChangedFile, ...]) -> _FileSummary:
+        kinds: dict[str, int] = defaultdict(int)
+        readable: list[ChangedFile] = []
+        left_out: list[tuple[ChangedFile, str]] = []
+        for f in sorted(files, key=lambda f: -changed_lines(f)):  # stable: ties in list order
+            kind = file_kind(f)
+            kinds[kind] += 1
+            if kind in TIERS:
+                readable.append(f)
+            else:
+                left_out.append((f, kind))
+        return cls(
+            by_kind=", ".join(f"{n:,} {kind}" for kind, n in sorted(kinds.items(), key=_most)),
+            entries=tuple((f.filename.split("/")[:-1], f.additions, f.deletions) for f in files),
+            most_changed=tuple(_file_line(f, None) for f in readable[: _SUMMARY_SIZES[0][1]]),
+            largest_left_out="; ".join(
+                f"{f.filename} (+{f.additions}/-{f.deletions}, {kind})"
+                for f, kind in left_out[:_LEFT_OUT_NAMED]
+            ),
         )
-        if count_tokens(text) <= limit:
+
+    def text(self, limit: int, shown: int) -> str:
+        """As much as fits in `limit` tokens."""
+        text = ""
+        for directories, top in _SUMMARY_SIZES:
+            most = ["Most changed files that can be shown:", *self.most_changed[:top]]
+            left_out = f"Largest left out: {self.largest_left_out}" if self.largest_left_out else ""
+            text = "\n".join(
+                [
+                    f"By kind: {self.by_kind}",
+                    *self._directory_lines(directories),
+                    *(most if top else []),
+                    *([left_out] if top and left_out else []),
+                    f"(too many files to list one by one; the diff below shows {shown:,} of "
+                    "them, hand-written source with the most changed lines first)",
+                ]
+            )
+            if count_tokens(text) <= limit:
+                break
+        return text
+
+    def _directory_lines(self, most: int) -> list[str]:
+        if most <= 0:
+            return []
+        groups = _directory_groups(self.entries, most)
+        lines = ["By directory:"] + [
+            f"- {name} ({_files(n)}, +{added:,}/-{removed:,})"
+            for name, n, added, removed in groups[:most]
+        ]
+        if len(groups) > most:
+            rest = groups[most:]
+            lines.append(f"- {len(rest):,} more directories ({_files(sum(g[1] for g in rest))})")
+        return lines
+
+
+def _directory_groups(entries: tuple[_Entry, ...], most: int) -> list[tuple[str, int, int, int]]:
+    """(directory, files, additions, deletions), the most changed first: the top-level
+    directories, the biggest split into their subdirectories while no more than `most` lines
+    are needed (`dir/*` stands for the files directly in `dir/`)."""
+    groups: dict[str, list[_Entry]] = defaultdict(list)
+    for entry in entries:
+        groups[_directory_key(entry[0], 1)].append(entry)
+    tried: set[str] = set()
+    while len(groups) < most:
+        name = max((g for g in groups if g not in tried), key=lambda g: len(groups[g]), default="")
+        if not name:
             break
-    return text
+        tried.add(name)
+        if not name.endswith("/"):
+            continue  # files directly in a directory, or at the top level: nothing to split
+        children: dict[str, list[_Entry]] = defaultdict(list)
+        for entry in groups[name]:
+            children[_directory_key(entry[0], name.count("/") + 1)].append(entry)
+        if 2 <= len(children) <= most - len(groups) + 1:
+            del groups[name]
+            groups.update(children)
+    counted = [
+        (name, len(group), sum(e[1] for e in group), sum(e[2] for e in group))
+        for name, group in groups.items()
+    ]
+    return sorted(counted, key=lambda g: (-(g[2] + g[3]), g[0]))
+
+
+def _directory_key(directories: list[str], depth: int) -> str:
+    if not directories:
+        return "(top level)"
+    if len(directories) < depth:
+        return "/".join(directories) + "/*"
+    return "/".join(directories[:depth]) + "/"
 
 
 def _most(item: tuple[str, int]) -> tuple[int, str]:
     return (-item[1], item[0])
 
 
-def _directory_lines(files: tuple[ChangedFile, ...], most: int) -> list[str]:
-    """One line per directory, at the deepest level that needs no more than `most` lines, the
-    most changed first; the rest in one line."""
-    if most <= 0:
-        return []
-    groups = _directories(files, 1)
-    for depth in (2, 3, 4):
-        deeper = _directories(files, depth)
-        if len(deeper) > most:
-            break
-        groups = deeper
-    ranked = sorted(groups.items(), key=lambda g: (-(g[1][1] + g[1][2]), g[0]))
-    lines = ["By directory:"] + [
-        f"- {name} ({n:,} files, +{added:,}/-{removed:,})"
-        for name, (n, added, removed) in ranked[:most]
-    ]
-    if len(ranked) > most:
-        rest = [g for _, g in ranked[most:]]
-        lines.append(f"- {len(rest):,} more directories ({sum(g[0] for g in rest):,} files)")
-    return lines
-
-
-def _directories(files: tuple[ChangedFile, ...], depth: int) -> dict[str, list[int]]:
-    groups: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
-    for f in files:
-        parts = PurePosixPath(f.filename).parts[:-1][:depth]
-        g = groups["/".join(parts) + "/" if parts else "(top level)"]
-        g[0], g[1], g[2] = g[0] + 1, g[1] + f.additions, g[2] + f.deletions
-    return groups
-
-
-def _most_changed_lines(files: tuple[ChangedFile, ...], most: int) -> list[str]:
-    if most <= 0:
-        return []
-    ranked = sorted(enumerate(files), key=lambda item: (-changed_lines(item[1]), item[0]))
-    lines = ["Most changed files:"]
-    for _, f in ranked[:most]:
-        kind = file_kind(f)
-        lines.append(_file_line(f, kind if kind not in TIERS else None))
-    return lines
+def _files(n: int) -> str:
+    return f"{n:,} file" if n == 1 else f"{n:,} files"
 
 
 def _diff_text(selection: DiffSelection) -> str:

@@ -123,7 +123,8 @@ async def test_the_prompt_says_github_listed_3000_of_4210_files_and_stays_in_bud
     prompt = the_prompt(llm)
     assert "GitHub listed 3,000 of 4,210 changed files" in prompt
     assert "Changed files (4,210)" in prompt
-    assert "By kind: " in prompt and "Most changed files:" in prompt
+    assert "By kind: " in prompt and "Most changed files that can be shown:" in prompt
+    assert "Largest left out: package-lock.json (+900/-0, lock file)" in prompt
     system = llm.summary_requests[0]["messages"][0]["content"]
     assert count_tokens(system) + count_tokens(prompt) <= PromptBudget().max_prompt_tokens
 
@@ -284,3 +285,17 @@ def test_a_pr_that_fits_is_still_listed_file_by_file():
     assert "Changed files (3):\n- src/b.py (modified, +9/-0)\n- src/a.py" in text
     assert "- yarn.lock (modified, +50/-0) [not shown: lock file]" in text
     assert "By kind" not in text
+
+
+def test_the_summarized_list_counts_files_by_directory_splitting_the_biggest():
+    files = [source(f"engine/core/c{i}.py", 2) for i in range(1200)]
+    files += [source(f"engine/api/a{i}.py", 1) for i in range(800)]
+    files += [source(f"engine/setup_{i}.py", 1) for i in range(3)]
+    files += [source(f"kernels/k{i}.cu", 1) for i in range(997)]
+    text = build_prompt(pr_of(files, changed_files=3000), PromptBudget()).messages[1]["content"]
+    assert "Changed files (3,000):\nBy kind: 3,000 source\nBy directory:\n" in text
+    assert "- engine/core/ (1,200 files, +2,400/-0)" in text
+    assert "- engine/api/ (800 files, +800/-0)" in text
+    assert "- engine/* (3 files, +3/-0)" in text  # the files directly in engine/
+    assert "- kernels/ (997 files, +997/-0)" in text
+    assert "GitHub listed" not in text  # GitHub's count agrees with its listing
