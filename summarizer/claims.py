@@ -86,3 +86,73 @@ def _grounded(claim: str, corpus: str) -> bool:
     # `x = 64`, `Foo.bar`, `a/b`: every name-like part must appear.
     parts = [p for p in re.split(r"[^\w]+", core) if len(p) > 1 and not p.isdigit()]
     return bool(parts) and all(p in corpus for p in parts)
+
+
+# What the diff says on each side: the answer checks (summarizer.checks) ask whether a name
+# a summary says was added is on the added side, and whether quoted code is in the diff as written.
+
+
+@dataclass(frozen=True)
+class DiffLines:
+    """A PR's diff lines by side, without their leading `+`, `-` or space."""
+
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+    context: tuple[str, ...]
+
+
+def diff_lines(pr: PullRequest) -> DiffLines:
+    """The lines of every hunk (after its `@@` header) of every file, by side."""
+    sides: dict[str, list[str]] = {"+": [], "-": [], " ": []}
+    for f in pr.files:
+        in_hunk = False
+        for line in (f.patch or "").splitlines():
+            if line.startswith("@@"):
+                in_hunk = True
+                sides[" "].append(line.rsplit("@@", 1)[-1])  # the enclosing function, if any
+            elif in_hunk and line[:1] in sides:
+                sides[line[:1]].append(line[1:])
+    return DiffLines(tuple(sides["+"]), tuple(sides["-"]), tuple(sides[" "]))
+
+
+_SPACE_AROUND_PUNCT = re.compile(r"\s*([^\w\s])\s*")
+
+
+def normalize_code(text: str) -> str:
+    """Code with its white space made canonical: `a = f( x )` and `a=f(x)` read the same."""
+    return _SPACE_AROUND_PUNCT.sub(r"\1", " ".join(text.split()))
+
+
+def code_pattern(code: str) -> re.Pattern[str]:
+    """Finds `code` (normalized) in normalized text, as a whole: `dtype` is not in `dtypes`."""
+    norm = normalize_code(code)
+    left = r"(?<!\w)" if norm[:1].isalnum() or norm[:1] == "_" else ""
+    right = r"(?!\w)" if norm[-1:].isalnum() or norm[-1:] == "_" else ""
+    return re.compile(left + re.escape(norm) + right)
+
+
+def lines_with(code: str, lines: tuple[str, ...]) -> int:
+    """How many of the (normalized) lines contain `code`."""
+    if not normalize_code(code):
+        return 0
+    pattern = code_pattern(code)
+    return sum(1 for line in lines if pattern.search(line))
+
+
+_OPERATOR = re.compile(r"[=<>!+*%&|^?]|\s|\w\(.*\S.*\)")
+_NAME_OR_GLOB = re.compile(r"[\w.*/-]+(\s*\(\s*\))?")
+
+
+def is_expression(span: str) -> bool:
+    """Backticked code rather than a name: `64 if n > 1 else 128`, `x = 3`, `f(a, b)`.
+    Such code must be in the PR as written (white space aside), not just its names."""
+    core = re.sub(r"^(--?|@|\$)", "", span.strip().rstrip(";,.:"))
+    return bool(_OPERATOR.search(core)) and not _NAME_OR_GLOB.fullmatch(core)
+
+
+def code_lines(pr: PullRequest) -> tuple[str, ...]:
+    """Every line of the diff, the title and the description, normalized: where quoted code
+    must be found as written."""
+    sides = diff_lines(pr)
+    texts = [*sides.added, *sides.removed, *sides.context, pr.title, *pr.body.splitlines()]
+    return tuple(normalize_code(text) for text in texts)

@@ -1,0 +1,536 @@
+"""Answers checked against the PR: what a reader would call wrong, found by code.
+
+A summary can pass the claim check (every name it uses is in the PR) and still be wrong:
+- it says a name was added when the diff removes it, or the reverse (INVERTED);
+- it quotes code that is not in the PR as written, as in `64 if n > 1 else 64` for a diff that
+  says `else 128` (UNGROUNDED_CODE);
+- it claims a speed or memory gain nothing in the PR speaks of (UNSUPPORTED_PERFORMANCE);
+- its risk section is boilerplate ("no known risk", "should be tested thoroughly") and names
+  nothing of this PR (EMPTY_RISK).
+
+Each finding names its section and sentence, so the caller can regenerate once with
+`findings_hint` or drop the sentences with `remove_sentences`. `decide_type` keeps a tiny or
+test-only PR TRIVIAL unless the model's reason names code that the diff changes.
+
+Everything is computed from the PR's unified diff (lines after `@@`, `+` added, `-` removed):
+nothing here depends on how the prompt was built.
+"""
+
+from __future__ import annotations
+
+import builtins
+import re
+from dataclasses import dataclass, replace
+from difflib import SequenceMatcher
+from enum import StrEnum
+from pathlib import PurePosixPath
+
+from bot.core.models import ChangeType, PullRequest, SummarySections
+from bot.core.reverts import is_revert
+from summarizer.claims import (
+    check_names,
+    code_lines,
+    diff_lines,
+    is_expression,
+    lines_with,
+    normalize_code,
+    pr_corpus,
+)
+from summarizer.repetition import sentences
+
+
+class FindingKind(StrEnum):
+    INVERTED = "inverted"  # says added where the diff removes, or the reverse
+    UNGROUNDED_CODE = "ungrounded_code"  # quotes code or a name the PR does not contain
+    UNSUPPORTED_PERFORMANCE = "unsupported_performance"  # a gain nothing in the PR shows
+    EMPTY_RISK = "empty_risk"  # risk boilerplate naming nothing of this PR
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing a reader would call wrong, in one sentence of one section."""
+
+    kind: FindingKind
+    section: str  # a SummarySections field: "what_changed", ..., or "headline"
+    sentence: str
+    explanation: str  # one line the model can act on: `says `x` is added, but ...`
+
+
+FIELDS = ("headline", "what_changed", "technical_impact", "potential_risks", "key_insights")
+_BACKTICKED = re.compile(r"`([^`\n]{1,200})`")
+
+
+@dataclass(frozen=True)
+class _Evidence:
+    """What the PR says, prepared once for all the sentences of an answer."""
+
+    pr: PullRequest
+    corpus: str  # title, description, labels, file names and patches (the claim check's)
+    added: tuple[str, ...]  # normalized added lines
+    removed: tuple[str, ...]  # normalized removed lines
+    lines: tuple[str, ...]  # every normalized diff, title and description line
+
+
+def _evidence(pr: PullRequest) -> _Evidence:
+    sides = diff_lines(pr)
+    return _Evidence(
+        pr=pr,
+        corpus=pr_corpus(pr),
+        added=tuple(normalize_code(line) for line in sides.added),
+        removed=tuple(normalize_code(line) for line in sides.removed),
+        lines=code_lines(pr),
+    )
+
+
+def check_answer(
+    pr: PullRequest, sections: SummarySections, change_type: ChangeType
+) -> list[Finding]:
+    """Every finding, in the order of the answer's sections and sentences.
+
+    A TRIVIAL answer may call its risk low for a stated reason without naming code; a
+    SUBSTANTIAL one is held to naming what is at risk (see `_empty_risk`)."""
+    evidence = _evidence(pr)
+    findings: list[Finding] = []
+    for field in FIELDS:
+        for sentence in sentences(getattr(sections, field)):
+            findings += _inverted(field, sentence, evidence)
+            findings += _ungrounded(field, sentence, evidence)
+            findings += _performance(field, sentence, evidence)
+    findings += _empty_risk(sections.potential_risks, evidence, change_type)
+    return findings
+
+
+# --- 1. INVERTED: added where the diff removes, removed where it adds -------------------------
+
+_ADD, _OLD, _NEUTRAL, _NONE = "add", "old", "neutral", "none"
+_VERBS = {
+    _ADD: "add adds added adding introduce introduces introduced introducing",
+    _OLD: "remove removes removed removing drop drops dropped dropping delete deletes deleted "
+    "deleting eliminate eliminates eliminated eliminating",
+    "replace": "replace replaces replaced replacing swap swaps swapped swapping",
+    "rename": "rename renames renamed renaming",
+    _NEUTRAL: "change changes changed changing switch switches switched switching convert "
+    "converts converted converting update updates updated updating migrate migrates "
+    "migrated migrating",
+}
+_VERB_MODE = {word: mode for mode, words in _VERBS.items() for word in words.split()}
+# Words that may stand between a verb and its object without changing what it applies to:
+# "removes the unused `x` argument and the `y` import".
+_FILLER = set(
+    "the a an its their this these those that's new old unused redundant dead duplicate "
+    "duplicated explicit extra separate hardcoded hard-coded default optional private public "
+    "internal existing custom obsolete stale legacy deprecated unneeded unnecessary "
+    "argument arguments parameter parameters param params field fields function functions "
+    "method methods class classes call calls import imports option options flag flags "
+    "attribute attributes variable variables constant constants property properties keyword "
+    "kwarg kwargs decorator decorators entry entries key keys value values setting settings "
+    "assignment assignments statement statements helper helpers line lines and or both also "
+    "now explicitly directly simply entirely completely it them use uses using usage "
+    "cli env environment config missing absent".split()
+)
+_NEGATION = {"not", "never", "without", "n't", "no", "nor"}
+_TOKEN = re.compile(r"`([^`\n]+)`|([A-Za-z][\w'-]*)|([;:()\[\]!?])")
+_PHRASES = [
+    (re.compile(r"\b(?:instead of|rather than|in place of)\b", re.I), " insteadof "),
+    (re.compile(r"\bno longer\b", re.I), " nolonger "),
+    (re.compile(r"\bpreviously (?=missing|absent|unset|undefined)", re.I), " "),
+    (re.compile(r"\b(?:previously|formerly|used to)\b", re.I), " previously "),
+]
+
+
+def _named_changes(sentence: str) -> list[tuple[str, str]]:
+    """(code, "add" or "old") for each backticked name the sentence says was added or
+    removed: `adds `x``, `removes `x``, `replaces `a` with `b``, `changes `a` to `b``,
+    `renames `a` to `b``, `uses `b` instead of `a``, `no longer calls `a``, `previously
+    used `a``. Anything else between a verb and a name ("adds a check for `x`", "removes
+    `y`, which calls `z`") ends what the verb applies to."""
+    text = sentence
+    for pattern, marker in _PHRASES:
+        text = pattern.sub(marker, text)
+    verb, mode, negated, previous = "", _NONE, False, ""
+    claims: list[tuple[str, str]] = []
+    for m in _TOKEN.finditer(text):
+        code, word = m.group(1), (m.group(2) or "").lower()
+        if code is not None:
+            if mode in (_ADD, _OLD):
+                claims.append((code.strip(), mode))
+            previous = "`"
+            continue
+        if not word:  # ; : ( ) [ ] end a clause
+            verb, mode = "", _NONE
+        elif word in _NEGATION or word.endswith("n't"):
+            verb, mode, negated = "", _NONE, True
+        elif word in _VERB_MODE:
+            verb = _VERB_MODE[word]
+            mode = _verb_start(verb, mode, negated, adjective=previous in _DETERMINERS)
+            negated = False
+        elif word in ("now", "insteadof", "nolonger", "previously"):
+            verb = "previously" if word == "previously" else ""
+            mode = _ADD if word == "now" else _OLD
+            mode = _NONE if negated else mode
+        elif word in _PREPOSITIONS:
+            mode = _preposition(verb, word) if verb else _NONE
+        elif word not in _FILLER and not (verb == "previously" and word in _PAST_USE):
+            verb, mode = "", _NONE
+        previous = word
+    return claims
+
+
+_DETERMINERS = {"the", "a", "an", "this", "its", "their", "newly"}
+_PREPOSITIONS = {"to", "with", "by", "for", "from", "into", "as", "on"}
+# "Previously, it used `a`", "previously called `a`", "was set to `a`".
+_PAST_USE = {"used", "called", "was", "were", "had", "relied", "set", "passed", "read", "it"}
+
+
+def _verb_start(verb: str, mode: str, negated: bool, adjective: bool) -> str:
+    if negated:
+        return _NONE
+    if adjective and verb == "rename":  # "the renamed `x`" is the new name
+        return _ADD
+    if mode == _OLD and verb == _ADD:  # "no longer adds `x`"
+        return _OLD
+    return {"replace": _OLD, "rename": _OLD}.get(verb, verb if verb in (_ADD, _OLD) else _NONE)
+
+
+def _preposition(verb: str, word: str) -> str:
+    """What the names after `word` are: "replaces `a` with `b`", "changes `a` to `b`",
+    "changes the default from `a`", "renames `a` to `b`"; otherwise a place or a purpose
+    ("removes `x` from `Foo`", "adds a check for `y`"), which claims nothing."""
+    if verb == "replace" and word in ("with", "by", "for"):
+        return _ADD
+    if verb in ("rename", _NEUTRAL) and word in ("to", "into", "as"):
+        return _ADD
+    if verb == _NEUTRAL and word == "from":
+        return _OLD
+    if verb == "previously" and word in ("to", "on"):  # "was set to `a`", "relied on `a`"
+        return _OLD
+    return _NONE
+
+
+def _inverted(field: str, sentence: str, evidence: _Evidence) -> list[Finding]:
+    findings = []
+    for code, side in _named_changes(sentence):
+        added, removed = lines_with(code, evidence.added), lines_with(code, evidence.removed)
+        if side == _ADD and removed and not added:
+            why = f"says `{code}` is added, but the diff removes it ({_times(removed)})"
+        elif side == _OLD and added and not removed:
+            why = f"says `{code}` is removed or replaced, but the diff adds it ({_times(added)})"
+        else:
+            continue
+        findings.append(Finding(FindingKind.INVERTED, field, sentence, why))
+    return findings
+
+
+def _times(n: int) -> str:
+    return "in 1 place" if n == 1 else f"in {n} places"
+
+
+# --- 2. UNGROUNDED_CODE: quoted code the PR does not contain --------------------------------
+
+
+def _ungrounded(field: str, sentence: str, evidence: _Evidence) -> list[Finding]:
+    findings = []
+    for m in _BACKTICKED.finditer(sentence):
+        code = m.group(1).strip()
+        if not code or _general_knowledge(code):
+            continue
+        if is_expression(code):
+            missing = _missing_names(code, evidence.corpus)
+            near = "" if missing else _misquoted(code, evidence)
+            if missing:
+                why = f"quotes `{code}`, but `{missing[0]}` appears nowhere in the PR"
+            elif near and not _hypothetical(sentence[: m.start()]):
+                why = f"quotes `{code}`, but the diff has `{near}`"
+            else:
+                continue
+        elif check_names([code], evidence.pr, evidence.corpus):
+            why = f"names `{code}`, which appears nowhere in the PR"
+        else:
+            continue
+        findings.append(Finding(FindingKind.UNGROUNDED_CODE, field, sentence, why))
+    return findings
+
+
+_BUILTINS = frozenset(dir(builtins)) | {"self", "cls", "nullptr", "NULL", "null", "true", "false"}
+
+
+def _general_knowledge(code: str) -> bool:
+    """Names every reader knows and no diff needs to show: `None`, `AttributeError`,
+    `__init__`, `self`. Saying what was broken often names them."""
+    core = re.sub(r"\(\s*\)$", "", code.strip())
+    return core in _BUILTINS or bool(re.fullmatch(r"__\w+__", core))
+
+
+def _missing_names(code: str, corpus: str) -> list[str]:
+    """The names in quoted code that the PR does not contain."""
+    names = re.findall(r"[A-Za-z_]\w*", code)
+    return [n for n in names if len(n) > 1 and not _general_knowledge(n) and n not in corpus]
+
+
+def _hypothetical(before: str) -> bool:
+    """The words just before the code make it an example or a condition, not a quote:
+    "edge cases like `n = 0`", "if `a > b`"."""
+    words = re.findall(r"[\w.]+", before.lower())[-3:]
+    return bool(
+        {"if", "when", "unless", "like", "e.g.", "e.g", "eg", "such", "whether"} & set(words)
+    )
+
+
+_CODE_TOKEN = re.compile(r"\w+|[^\w\s]")
+MISQUOTE = 0.8  # this share of a quote's tokens, in order, in one line, but not all of them
+# What a misquote gets wrong to be wrong: a value or a piece of logic, not a name or a colon
+# (names are checked as names; "ZMQError: msg" is how one writes the error the diff raises).
+_LOGIC = frozenset("if else and or not is in None True False nullptr < > = ! + - * / % & |".split())
+
+
+def _misquoted(code: str, evidence: _Evidence) -> str:
+    """The line an expression misquotes, or "" when it is quoted right or quotes nothing.
+
+    A quote is right when its tokens appear in order in one line of the PR (arguments may
+    be left out, `"..."` stands for anything). It misquotes a line that holds most of its
+    tokens in order but differs in a value or in logic: `64 if n > 1 else 64` against
+    `64 if n > 1 else 128`. Code close to no line at all (an example, a command) is left
+    alone."""
+    tokens = _CODE_TOKEN.findall(normalize_code(re.sub(r"\.\.\.|…", " ", code)))
+    if len(tokens) < 4:
+        return ""
+    names = {t for t in tokens if t[0].isalpha() or t[0] == "_"}
+    best, best_missing = "", tokens
+    for line in evidence.lines:
+        if names and not any(name in line for name in names):
+            continue
+        missing = _unmatched(tokens, _CODE_TOKEN.findall(line))
+        if not missing:
+            return ""
+        if len(missing) < len(best_missing):
+            best, best_missing = line, missing
+    wrong = [t for t in best_missing if t in _LOGIC or t.isdigit()]
+    close = len(tokens) - len(best_missing) >= MISQUOTE * len(tokens)
+    return best.strip()[:100] if close and wrong else ""
+
+
+def _unmatched(quote: list[str], line: list[str]) -> list[str]:
+    """The quote's tokens left over when it is matched, in order, against the line."""
+    blocks = SequenceMatcher(None, quote, line, autojunk=False).get_matching_blocks()
+    matched = {i for block in blocks for i in range(block.a, block.a + block.size)}
+    return [token for i, token in enumerate(quote) if i not in matched]
+
+
+# --- 3. UNSUPPORTED_PERFORMANCE: a gain nothing in the PR speaks of --------------------------
+
+_GAIN = re.compile(
+    r"\b(?:faster|quicker|speed(?:s|ing)?[ -]?ups?|speedups?|more efficient(?:ly)?"
+    r"|optimi[sz](?:es|ing)\b"
+    r"|(?:improv|boost|enhanc)\w*(?: \w+){0,3} (?:performance|speed|latency|throughput|efficiency)"
+    r"|(?:increas|rais|higher)\w*(?: \w+){0,2} (?:throughput|speed|efficiency)"
+    r"|(?:reduc|lower|cut|sav|minimi[sz]|decreas)\w*(?: \w+){0,3} (?<!maintenance )"
+    r"(?<!cognitive )(?<!code )(?<!review )(?:overhead|latency|"
+    r"memory (?:usage|use|footprint|consumption)|allocations|cpu time|gpu time|"
+    r"computational cost|compute cost)"
+    r"|performance (?:gains?|improvements?|boosts?|benefits?)"
+    r"|(?:lower|reduced) latency|higher throughput)\b",
+    re.IGNORECASE,
+)
+# What a PR that is about speed or memory says somewhere: its tag, its benchmark, its tuning.
+_PERF_WORDS = re.compile(
+    r"\b(?:perf|performance|speed\w*|fast|faster|fastest|latency|throughput|optimi[sz]\w*"
+    r"|benchmark\w*|cach(?:e|ed|es|ing)|overhead|memory|tun(?:e|ed|ing)|efficien\w*"
+    r"|slow\w*|profil\w*|vectori[sz]\w*|tflops|flops|bandwidth|mfu)\b",
+    re.IGNORECASE,
+)
+
+
+def _performance(field: str, sentence: str, evidence: _Evidence) -> list[Finding]:
+    claim = _GAIN.search(_BACKTICKED.sub(" ", sentence))
+    if not claim or _perf_supported(evidence):
+        return []
+    why = f'claims a performance gain ("{claim.group(0)}") that nothing in the PR shows'
+    return [Finding(FindingKind.UNSUPPORTED_PERFORMANCE, field, sentence, why)]
+
+
+def _perf_supported(evidence: _Evidence) -> bool:
+    """The title, description, file names or changed lines speak of speed or memory.
+    Unchanged context lines do not count: they are not what the PR is about."""
+    pr = evidence.pr
+    texts = [pr.title, pr.body, *(f.filename for f in pr.files), *evidence.added, *evidence.removed]
+    return any(_PERF_WORDS.search(text.replace("_", " ")) for text in texts)
+
+
+# --- 4. EMPTY_RISK: boilerplate that names nothing of this PR --------------------------------
+
+_BOILERPLATE = re.compile(
+    r"\bno (?:\w+ ){0,2}risks?\b|\b(?:minimal|low|negligible|little|minor|limited) risks?\b"
+    r"|\brisks? (?:\w+ ){0,2}(?:minimal|low|negligible|small|limited)\b"
+    r"|\bthorough(?:ly)? (?:test|review|validat)\w*|\b(?:test|tested|testing) thoroughly\b"
+    r"|\b(?:should|must|need to|needs to) (?:be )?(?:\w+ )?(?:tested|test it|monitored)\b"
+    r"|\b(?:extensive|careful|proper|adequate) (?:testing|review|validation)\b"
+    r"|\bmonitor\w* (?:\w+ ){0,2}(?:issues|regressions|problems)\b"
+    r"|\bunlikely to (?:cause|introduce|break)\b",
+    re.IGNORECASE,
+)
+# A low-risk statement with its reason is not boilerplate: "The change is mechanical (a
+# rename), so the risk is low"; "minimal risk since this only affects debug logging".
+_REASON = re.compile(r"\b(?:since|because|as|given|so|mechanical)\b", re.IGNORECASE)
+_CODE_LIKE = re.compile(r"[A-Za-z_][\w./:-]*\w")
+
+
+def _empty_risk(text: str, evidence: _Evidence, change_type: ChangeType) -> list[Finding]:
+    said = sentences(text)
+    boiler = [s for s in said if _BOILERPLATE.search(s)]
+    if not boiler or names_pr_code(text, evidence.pr, evidence.corpus):
+        return []
+    if change_type == ChangeType.TRIVIAL:
+        boiler = [s for s in boiler if not _REASON.search(s)]
+    else:
+        boiler = [s for s in boiler if not (_REASON.search(s) and _concrete(s))]
+    why = "the risk section is boilerplate and names no identifier or file of this PR"
+    return [Finding(FindingKind.EMPTY_RISK, "potential_risks", s, why) for s in boiler]
+
+
+def _concrete(sentence: str) -> bool:
+    """A reason that says something: more than "as with any change"."""
+    return not re.search(r"\bas (?:with )?(?:any|all|every)\b", sentence, re.IGNORECASE)
+
+
+def names_pr_code(text: str, pr: PullRequest, corpus: str | None = None) -> bool:
+    """The text names an identifier or file of the PR: a grounded backticked name, or a bare
+    word shaped like code (`snake_case`, `CamelCase`, `v1.2`, `a/b.py`) or a changed file's
+    name that the PR contains."""
+    corpus = pr_corpus(pr) if corpus is None else corpus
+    quoted = [m.group(1).strip() for m in _BACKTICKED.finditer(text)]
+    if any(q and not check_names([q], pr, corpus) for q in quoted):
+        return True
+    files = {PurePosixPath(f.filename).name for f in pr.files}
+    files |= {name.split(".")[0] for name in files if len(name.split(".")[0]) >= 4}
+    for word in _CODE_LIKE.findall(_BACKTICKED.sub(" ", text)):
+        if word in files or (_shaped_like_code(word) and re.search(
+            rf"(?<!\w){re.escape(word)}(?!\w)", corpus
+        )):  # fmt: skip
+            return True
+    return False
+
+
+def _shaped_like_code(word: str) -> bool:
+    return bool(
+        "_" in word
+        or re.search(r"[a-z][A-Z]|[A-Z]{2,}[a-z]|[A-Za-z]\d|\d[A-Za-z]", word)
+        or re.search(r"\w[./]\w", word)
+    )
+
+
+# --- Acting on findings ----------------------------------------------------------------------
+
+
+def remove_sentences(sections: SummarySections, findings: list[Finding]) -> SummarySections:
+    """The sections without the sentences found wrong; a section that would be left empty is
+    kept whole (the caller regenerates instead: never an empty section)."""
+    changes = {}
+    for field in FIELDS:
+        wrong = {f.sentence for f in findings if f.section == field}
+        if not wrong:
+            continue
+        text = getattr(sections, field)
+        kept = text
+        for sentence in wrong:
+            kept = kept.replace(sentence, "", 1)
+        kept = _tidy(kept)
+        if re.search(r"\w", kept):
+            changes[field] = kept
+    return replace(sections, **changes) if changes else sections
+
+
+def _tidy(text: str) -> str:
+    """White space and bullets left over from removed sentences."""
+    lines = [re.sub(r"[ \t]{2,}", " ", line).rstrip() for line in text.splitlines()]
+    lines = [line for line in lines if not re.fullmatch(r"\s*(?:[-*•]|\d+[.)])?\s*", line)]
+    return "\n".join(lines).strip()
+
+
+_FIXES = {
+    FindingKind.INVERTED: "describe what the diff does, not its reverse",
+    FindingKind.UNGROUNDED_CODE: "quote code only as the diff writes it",
+    FindingKind.UNSUPPORTED_PERFORMANCE: "say nothing about performance unless the PR shows it",
+}
+
+
+def findings_hint(findings: list[Finding]) -> str:
+    """One short instruction for a regeneration: each fault once, with what to do instead."""
+    parts: list[str] = []
+    for finding in findings:
+        if finding.kind == FindingKind.EMPTY_RISK:
+            part = (
+                "Your risk section is boilerplate: name the identifier or file at risk and "
+                "why, or say the change is mechanical and why."
+            )
+        else:
+            part = f"Your summary {finding.explanation}: {_FIXES[finding.kind]}."
+        if part not in parts:
+            parts.append(part)
+    return " ".join(parts[:5])
+
+
+# --- The type: code features together with the model -----------------------------------------
+
+TINY_CHANGE = 10  # changed lines, at most, of a PR that is TRIVIAL unless shown otherwise
+_TEST = re.compile(
+    r"(?:^|/)(?:tests?|testing)/|(?:^|/)(?:test_[^/]*|[^/]*_test\.\w+|conftest\.py)$"
+)
+_DOC = re.compile(
+    r"(?:^|/)docs?/|\.(?:md|rst|adoc)$|(?:^|/)(?:README|CHANGELOG|LICENSE)[^/]*$", re.I
+)
+_CI = re.compile(
+    r"^\.(?:github|buildkite|circleci|gitlab)/|^\.gitlab-ci|^\.pre-commit-config|^ci/"
+    r"|(?:^|/)CODEOWNERS$|(?:^|/)\.?mergify\.ya?ml$"
+)
+# A line that defines or declares something: a change to it is a change of interface.
+_DEFINITION = re.compile(
+    r"^\s*(?:(?:async\s+)?def\s+\w|class\s+\w|struct\s+\w|namespace\s+\w|template\s*<"
+    r"|__global__|__device__|(?:pub\s+)?fn\s+\w|func\s+\w|function\s+\w"
+    r"|(?!(?:if|for|while|switch|return|else|do|case)\b)[\w:<>,*&]+(?:\s+[\w:<>,*&]+)*\s+[*&]?"
+    r"\w+\s*\([^;]*\)\s*(?:const\s*)?\{?\s*$)"
+)
+
+
+def is_support_file(filename: str) -> bool:
+    """Tests, docs and CI: files that do not change what the code does."""
+    return bool(_TEST.search(filename) or _DOC.search(filename) or _CI.search(filename))
+
+
+def decide_type(
+    pr: PullRequest, model_type: ChangeType, model_reason: str | None = None
+) -> ChangeType:
+    """The type shown: a revert is SUBSTANTIAL; a PR that only touches tests, docs or CI, or
+    a tiny one that defines nothing, is TRIVIAL unless the model's reason names code that the
+    diff changes outside those files; otherwise the model's type."""
+    if is_revert(pr):
+        return ChangeType.SUBSTANTIAL
+    if model_type == ChangeType.TRIVIAL or not looks_trivial(pr):
+        return model_type
+    return model_type if _reason_checks_out(model_reason or "", pr) else ChangeType.TRIVIAL
+
+
+def looks_trivial(pr: PullRequest) -> bool:
+    """Only tests, docs or CI, or at most `TINY_CHANGE` lines that define nothing."""
+    if not pr.files:
+        return False  # nothing to judge by: the model's word stands
+    if all(is_support_file(f.filename) for f in pr.files):
+        return True
+    changed = sum(f.additions + f.deletions for f in pr.files)
+    sides = diff_lines(pr)
+    defines = any(_DEFINITION.search(line) for line in (*sides.added, *sides.removed))
+    return changed <= TINY_CHANGE and not defines
+
+
+def _reason_checks_out(reason: str, pr: PullRequest) -> bool:
+    """The reason names an identifier or a file that the diff has outside tests, docs and CI."""
+    source = replace(pr, files=tuple(f for f in pr.files if not is_support_file(f.filename)))
+    if not source.files:
+        return False
+    sides = diff_lines(source)
+    lines = tuple(normalize_code(line) for line in (*sides.added, *sides.removed, *sides.context))
+    paths = {f.filename for f in source.files} | {
+        PurePosixPath(f.filename).name for f in source.files
+    }
+    names = [m.group(1).strip() for m in _BACKTICKED.finditer(reason)]
+    names += [w for w in _CODE_LIKE.findall(_BACKTICKED.sub(" ", reason)) if _shaped_like_code(w)]
+    return any(name in paths or (len(name) > 2 and lines_with(name, lines)) for name in names)
