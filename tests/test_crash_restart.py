@@ -287,7 +287,8 @@ def test_a_full_disk_is_one_clear_line_not_a_traceback(env, github, llm, files, 
         assert outcome.exit_code == 2, outcome.output
         lines = [line for line in outcome.stderr.splitlines() if line.strip()]
         assert len(lines) == 1 and "Traceback" not in outcome.output, outcome.stderr
-        assert "disk is full" in lines[0] and str(db) in lines[0]
+        assert "disk is full" in lines[0] and "nothing was lost" in lines[0]
+        assert str(db.parent) not in lines[0] and "PRDIGEST_DB" in lines[0]  # the setting only
     assert integrity(db)[0] == "ok"
     # With room again, the same command works: nothing was left half-written.
     retry = CliRunner().invoke(cli, ["report", "--date", "2026-02-23"])
@@ -343,7 +344,7 @@ def test_a_read_only_database_is_one_clear_line_for_the_cli_and_the_bot(read_onl
         assert outcome.exit_code == 2, outcome.output
         lines = [line for line in outcome.stderr.splitlines() if line.strip()]
         assert len(lines) == 1 and "Traceback" not in outcome.output, outcome.output
-        assert str(read_only_db) in lines[0]
+        assert "PRDIGEST_DB" in lines[0] and str(read_only_db.parent) not in lines[0]
 
 
 def test_a_database_that_turns_read_only_mid_run_is_a_clear_error(env, github, llm):

@@ -23,7 +23,7 @@ from bot import __version__
 from bot.app.compose import build_service, one_poster
 from bot.app.runner import run_bot
 from bot.core.day_window import day_window, parse_day, week_start, zone
-from bot.core.errors import PRDigestError
+from bot.core.errors import PRDigestError, StorageError
 from bot.core.logs import configure_logging
 from bot.core.models import DigestEntry, PostStatus
 from bot.core.post_times import parse_target
@@ -40,6 +40,14 @@ class CLIError(click.ClickException):
     exit_code = 2
 
 
+def cli_error(exc: PRDigestError) -> CLIError:
+    """The one line a user's error is on the command line: a storage fault names the setting
+    PRDIGEST_DB to fix, never the server path it holds."""
+    if isinstance(exc, StorageError):
+        return CLIError(exc.operator_line)
+    return CLIError(str(exc))
+
+
 def run_command(func: Callable[..., Coroutine[Any, Any, int]]) -> Callable[..., None]:
     """Run an async command body; map user errors to one line and exit 2."""
 
@@ -48,7 +56,7 @@ def run_command(func: Callable[..., Coroutine[Any, Any, int]]) -> Callable[..., 
         try:
             code = asyncio.run(func(*args, **kwargs))
         except PRDigestError as exc:
-            raise CLIError(str(exc)) from None
+            raise cli_error(exc) from None
         except KeyboardInterrupt:
             click.echo("Interrupted.", err=True)
             sys.exit(130)
@@ -297,7 +305,7 @@ def flags(ctx: click.Context, repo_text: str | None, since_text: str, export: Pa
         since = datetime.combine(day, time(0), tzinfo=zone(settings.timezone))
         found = flagged_summaries(Store(settings.db_path), since, repo)
     except PRDigestError as exc:
-        raise CLIError(str(exc)) from None
+        raise cli_error(exc) from None
     if export:
         write_output("".join(json.dumps(f.as_regression_case()) + "\n" for f in found), export)
         click.echo(f"Wrote {len(found)} flagged summaries to {export}", err=True)

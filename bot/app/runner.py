@@ -17,6 +17,7 @@ from typing import Any
 from bot.app.compose import NOTHING_CONFIGURED, App, build_app
 from bot.app.platforms import RunOptions
 from bot.chat.posting import resume_unfinished
+from bot.core.errors import StorageError
 from bot.core.models import Platform
 from bot.core.settings import Settings
 from bot.schedule.subscriptions import check_configured_owners
@@ -119,5 +120,7 @@ async def _resume(app: App, platform: Platform) -> None:
     try:
         await resume_unfinished(app.service, bot.poster, app.core.styles)
         await app.core.resume(bot.room, bot.answers)
+    except StorageError as exc:  # the next /digest or scheduled run resumes it
+        log.warning("could not resume unfinished work: %s, nothing written", exc.reason)
     except Exception:  # noqa: BLE001 - the next /digest or scheduled run resumes it anyway
         log.warning("could not resume unfinished work", exc_info=True)

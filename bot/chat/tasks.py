@@ -12,7 +12,7 @@ import logging
 from collections.abc import Coroutine
 from typing import Any
 
-from bot.core.errors import PRDigestError
+from bot.core.errors import PRDigestError, StorageError
 
 log = logging.getLogger(__name__)
 
@@ -28,8 +28,11 @@ def error_text(exc: BaseException) -> str:
 
 def report(exc: BaseException, what: str) -> str:
     """Log `exc` unless it is a user's error (those are shown, not logged as bugs), and return
-    the one line to show the user: "log unless PRDigestError", written once."""
-    if not isinstance(exc, PRDigestError):
+    the one line to show the user: "log unless PRDigestError", written once. A storage fault
+    is the user's line and one log line too: the operator must fix the disk, not the code."""
+    if isinstance(exc, StorageError):
+        log.warning("%s failed: %s, nothing written", what, exc.reason)
+    elif not isinstance(exc, PRDigestError):
         log.error("%s failed", what, exc_info=exc)
     return error_text(exc)
 

@@ -119,6 +119,7 @@ class DigestScheduler:
         self._catch_up_lock = asyncio.Lock()
         self._catch_up_task: asyncio.Task[Any] | None = None
         self._holding: bool | None = None
+        self._storage_fault: str | None = None  # why the lease could not be written, if so
         self.healer = Healer(service, DigestStyles(settings, subscriptions), clock=clock)
         self._heal_checked: datetime | None = None
         self._started = False
@@ -298,21 +299,24 @@ class DigestScheduler:
         return healed
 
     async def _beat(self) -> None:
-        try:
-            held = await self._take_lease()
-        except StorageError as exc:  # read-only or full: the file's fault, not a bug
-            log.warning("heartbeat: %s, nothing written; trying again at the next beat", exc.reason)
-            return
-        if held:
+        if await self._take_lease():
             self._spawn_catch_up()
 
     async def _take_lease(self) -> bool:
-        """Take or renew the lease, off the event loop; logs only when the state changes."""
-        held = self.lease.try_acquire()  # no wait; if the database is busy, wait off the loop
-        if held is None:
-            held = await asyncio.to_thread(self.lease.acquire)
-        if self.lease.busy:  # locked past the timeout (logged): says nothing of who holds it
-            return False
+        """Take or renew the lease, off the event loop; logs only when the state changes. A
+        database locked past its timeout, read-only or full is not held this round, said in
+        one line (not at every beat), and tried again at each beat."""
+        try:
+            held = self.lease.try_acquire()  # no wait; if the database is busy, wait off the loop
+            if held is None:
+                held = await asyncio.to_thread(self.lease.attempt)
+        except StorageError as exc:
+            return self._lease_fault(exc.reason)
+        if held is None:  # which says nothing of who holds it: the state stays as it was
+            return self._lease_fault("the database stayed locked past its timeout")
+        if self._storage_fault is not None:
+            log.info("lease: the database takes writes again")
+            self._storage_fault = None
         if held != self._holding:
             if held:
                 log.info(
@@ -326,6 +330,12 @@ class DigestScheduler:
                 )  # fmt: skip
         self._holding = held
         return held
+
+    def _lease_fault(self, reason: str) -> bool:
+        if reason != self._storage_fault:
+            log.warning("lease: %s, nothing written; trying again at every beat", reason)
+        self._storage_fault = reason
+        return False
 
     # -- catch-up --------------------------------------------------------------------------
 

@@ -12,32 +12,37 @@ from typing import Any, TypeVar
 
 from sqlite_utils import Database
 
-from bot.core.errors import PRDigestError
+from bot.core.errors import StorageError
 
-
-class StorageError(PRDigestError):
-    """The database cannot be written (disk full, read-only file, I/O error): one line for the
-    user instead of a traceback, and not worth retrying until someone fixes the disk."""
-
-
-# SQLite's result codes that mean "the file, not the query, is the problem".
+# SQLite's result codes that mean "the file, not the query, is the problem": the kind of
+# StorageError each one is, and the short reason logged.
 _STORAGE_FAILURES = {
-    "SQLITE_FULL": "the disk is full",
-    "SQLITE_READONLY": "the database file is read-only",
-    "SQLITE_IOERR": "a disk I/O error occurred",
-    "SQLITE_CANTOPEN": "the database file cannot be opened",
-    "SQLITE_CORRUPT": "the database file is corrupt",
-    "SQLITE_NOTADB": "the file is not a SQLite database",
+    "SQLITE_FULL": (StorageError.FULL, "the disk is full"),
+    "SQLITE_READONLY": (StorageError.READ_ONLY, "the database is read-only"),
+    "SQLITE_BUSY": (StorageError.LOCKED, "the database stayed locked past its timeout"),
+    "SQLITE_LOCKED": (StorageError.LOCKED, "the database stayed locked past its timeout"),
+    "SQLITE_IOERR": (StorageError.BROKEN, "a disk I/O error occurred"),
+    "SQLITE_CANTOPEN": (StorageError.BROKEN, "the database file cannot be opened"),
+    "SQLITE_CORRUPT": (StorageError.BROKEN, "the database file is corrupt"),
+    "SQLITE_NOTADB": (StorageError.BROKEN, "the file is not a SQLite database"),
 }
+
+
+def storage_error(exc: sqlite3.Error) -> StorageError | None:
+    """The StorageError `exc` means when the file (not the query) failed; else None."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    for prefix, (kind, reason) in _STORAGE_FAILURES.items():
+        if name == prefix or name.startswith(prefix + "_"):  # e.g. SQLITE_IOERR_WRITE
+            return StorageError(kind, reason)
+    if isinstance(exc, sqlite3.OperationalError) and is_busy(exc):
+        return StorageError(StorageError.LOCKED, "the database stayed locked past its timeout")
+    return None
 
 
 def storage_failure(exc: sqlite3.Error) -> str | None:
     """Why the file (not the query) failed, when that is what `exc` says; else None."""
-    name = getattr(exc, "sqlite_errorname", "") or ""
-    for prefix, reason in _STORAGE_FAILURES.items():
-        if name == prefix or name.startswith(prefix + "_"):  # e.g. SQLITE_IOERR_WRITE
-            return reason
-    return None
+    error = storage_error(exc)
+    return error.reason if error else None
 
 
 def is_busy(exc: sqlite3.OperationalError) -> bool:
@@ -49,9 +54,17 @@ def is_busy(exc: sqlite3.OperationalError) -> bool:
     return "locked" in str(exc) or "busy" in str(exc)
 
 
+def is_locked(exc: BaseException) -> bool:
+    """A write that found SQLite's write lock taken (and so wrote nothing), in either form."""
+    if isinstance(exc, StorageError):
+        return exc.kind == StorageError.LOCKED
+    return isinstance(exc, sqlite3.OperationalError) and is_busy(exc)
+
+
 def clear_storage_errors(method, *, read: bool = False):
     """A Store method on the right connection (see `Store.connection`), with SQLite's
-    disk-level failures turned into a StorageError."""
+    file-level failures (read-only, full, locked past the timeout, I/O) turned into a
+    StorageError: one line for the user, with no server path in it."""
 
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
@@ -59,10 +72,10 @@ def clear_storage_errors(method, *, read: bool = False):
             with self.connection(read=read):
                 return method(self, *args, **kwargs)
         except sqlite3.Error as exc:
-            reason = storage_failure(exc)
-            if reason is None:
+            error = storage_error(exc)
+            if error is None:
                 raise
-            raise StorageError(f"Cannot write to the database at {self.path}: {reason}") from exc
+            raise error from exc
 
     return wrapper
 
@@ -114,7 +127,9 @@ class Tables:
         self.db.execute("BEGIN IMMEDIATE")
         try:
             yield
+            self.db.execute("COMMIT")
         except BaseException:
-            self.db.rollback()
+            # Also when COMMIT itself failed (a full disk): SQLite may leave it open.
+            if self.db.conn.in_transaction:
+                self.db.rollback()
             raise
-        self.db.execute("COMMIT")

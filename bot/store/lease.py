@@ -20,7 +20,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from bot.core.clock import utcnow
-from bot.store.base import StorageError, is_busy, storage_failure
+from bot.store.base import StorageError, is_busy, storage_error
 from bot.store.store import Store
 
 log = logging.getLogger(__name__)
@@ -64,6 +64,7 @@ class Lease:
         self.holder = holder or default_holder()
         self.clock = clock
         self.taken_from: str | None = None  # the expired holder the last acquire() replaced
+        self._taken = False  # whether this lease object ever held it: else nothing to release
         # The scheduler calls it from worker threads (off the event loop): one call at a time.
         self._guard = threading.Lock()
         if store.path == ":memory:":
@@ -78,13 +79,20 @@ class Lease:
     def acquire(self) -> bool:
         """Take the lease if it is free, expired or already ours (renewing it); True if held.
 
-        A database locked for longer than the busy timeout counts as not held: the caller does
-        not post this time and tries again at the next renewal.
+        A database locked past the busy timeout, read-only or full raises StorageError, with
+        nothing written: whether the lease is free is unknown then (the scheduler, which
+        tries again at every beat, uses `attempt()`).
         """
         held = self._acquire()
         if held is None:
-            return False
+            raise StorageError(StorageError.LOCKED, "the database stayed locked past its timeout")
         return held
+
+    @_one_at_a_time
+    def attempt(self) -> bool | None:
+        """`acquire()` for a caller that logs for itself: None when the database stayed locked
+        past the busy timeout, which says nothing of who holds the lease."""
+        return self._acquire()
 
     def try_acquire(self) -> bool | None:
         """`acquire()` without waiting at all, for the event loop: None when the database
@@ -96,13 +104,13 @@ class Lease:
                 return self._acquire()
             self._conn.execute("PRAGMA busy_timeout = 0")
             try:
-                return self._acquire(quiet=True)
+                return self._acquire()
             finally:
                 self._conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
         finally:
             self._guard.release()
 
-    def _acquire(self, *, quiet: bool = False) -> bool | None:
+    def _acquire(self) -> bool | None:
         now = self.clock().timestamp()
         try:
             self._conn.execute("BEGIN IMMEDIATE")
@@ -128,17 +136,16 @@ class Lease:
             except BaseException:
                 self._conn.rollback()
                 raise
-        except sqlite3.OperationalError as exc:
-            if not is_busy(exc):  # a disk or file error is not "someone else holds it"
-                reason = storage_failure(exc)
-                if reason is None:
+        except sqlite3.Error as exc:
+            if not (isinstance(exc, sqlite3.OperationalError) and is_busy(exc)):
+                error = storage_error(exc)  # a disk or file error is not "someone else holds it"
+                if error is None:
                     raise
-                raise StorageError(f"Cannot take the lease in {self.path}: {reason}") from exc
-            if not quiet:
-                log.warning("lease %s: database busy, not held this round (%s)", self.name, exc)
+                raise error from exc
             return None
         if row and row[0] != self.holder:
             self.taken_from = row[0]
+        self._taken = True
         return True
 
     @_one_at_a_time
@@ -157,6 +164,8 @@ class Lease:
     @_one_at_a_time
     def release(self) -> None:
         """Give the lease up now, so another process need not wait for it to expire."""
+        if not self._taken:  # the holder names this object: no one else's lease is ours
+            return
         try:
             self._conn.execute(
                 "DELETE FROM leases WHERE name = ? AND holder = ?", [self.name, self.holder]

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 from sqlite_utils import Database
 
 from bot.core.errors import ConfigurationError
-from bot.store.base import StorageError, Tables, clear_storage_errors, is_busy
+from bot.store.base import StorageError, Tables, clear_storage_errors, is_locked, storage_error
 from bot.store.codeowners import CodeOwnersTables
 from bot.store.flags import FlagTables
 from bot.store.llm_calls import LLMCallTables
@@ -81,8 +81,12 @@ class Store(
                 # WAL: readers never block the writer, and a write killed mid-way is rolled back.
                 self._db.enable_wal()
             migrations.apply(self._db)
-        except (sqlite3.Error, OSError) as exc:
-            raise ConfigurationError(f"Cannot open the database at {self.path}: {exc}") from exc
+        except sqlite3.Error as exc:
+            raise _open_error(exc) from exc
+        except OSError as exc:  # its text names the path: only the reason is shown
+            raise ConfigurationError(
+                f"Cannot open the database PRDIGEST_DB names: {exc.strerror or type(exc).__name__}"
+            ) from exc
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="prdigest-store-write")
         self._queued = 0  # writes handed to the writer thread and not done yet
         self._queued_lock = threading.Lock()
@@ -105,6 +109,10 @@ class Store(
                 local.writing = getattr(local, "writing", 0) + 1
                 try:
                     yield
+                except BaseException:
+                    if local.writing == 1:
+                        self._abandon_transaction()
+                    raise
                 finally:
                     local.writing -= 1
             return
@@ -116,6 +124,21 @@ class Store(
             yield
         finally:
             local.db = None
+
+    def _abandon_transaction(self) -> None:
+        """Roll back what a failed write left open. SQLite may or may not have rolled back
+        by itself after SQLITE_FULL or an I/O error; a transaction left open would swallow
+        every later write of this connection and hold the write lock forever."""
+        conn = self._db.conn
+        if conn.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                conn.rollback()
+
+    @functools.partial(clear_storage_errors, read=False)
+    def atomically(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """`fn`, a function of several writes, as one transaction: all of it or none."""
+        with self.transaction():
+            return fn(*args, **kwargs)
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, check_same_thread=False, timeout=BUSY_TIMEOUT)
@@ -147,8 +170,8 @@ class Store(
             self._db.execute("PRAGMA busy_timeout = 0")
             try:
                 return True, method(*args, **kwargs)
-            except sqlite3.OperationalError as exc:
-                if not is_busy(exc):
+            except (StorageError, sqlite3.OperationalError) as exc:
+                if not is_locked(exc):
                     raise
                 return False, None
             finally:
@@ -178,6 +201,14 @@ class Store(
         self._db.conn.close()
 
 
+def _open_error(exc: sqlite3.Error) -> StorageError | ConfigurationError:
+    """Why the database could not be opened, in one line without its path."""
+    error = storage_error(exc)
+    if error is not None:
+        return error
+    return ConfigurationError(f"Cannot open the database PRDIGEST_DB names: {exc}")
+
+
 class OffLoop:
     """The store from async code, awaited: the event loop never waits on SQLite's lock.
 
@@ -198,7 +229,9 @@ class OffLoop:
             return fn(*args, **kwargs)
 
     async def write(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        return await self._store.on_writer(fn, *args, **kwargs)
+        """`fn`'s writes as one transaction on the writer thread: a failure half-way (a full
+        disk, say) keeps none of them."""
+        return await self._store.on_writer(self._store.atomically, fn, *args, **kwargs)
 
     def __getattr__(self, name: str) -> Callable[..., Awaitable[Any]]:
         method = getattr(self._store, name)
