@@ -163,6 +163,30 @@ class _ConfigReader:
         return subscriptions
 
     def subscription(self, index: int, entry: Any, defaults: dict[str, Any]) -> list[Subscription]:
+        """One [[subscription]] table: a Subscription per target, each value checked (in
+        the table's order of keys) with the line it came from."""
+        self._check_keys(index, entry)
+        read = _Entry(self, index, entry, defaults)
+        repo_text, line = read.text("repo", "owner/name")
+        repo = self.check(line, parse_repo, repo_text)
+        targets = self._targets(read)
+        timing = self._timing(read)
+        filters = self._filters(read)
+        display_name = self._display_name(read)
+        return [
+            Subscription(
+                repo=repo,
+                platform=platform,
+                channel=channel,
+                display_name=display_name,
+                filters=filters.to_args(),
+                **timing,
+            )
+            for platform, channel in targets
+        ]
+
+    def _check_keys(self, index: int, entry: Any) -> None:
+        """A table, with only known keys, and both of the required ones."""
         header = self.lines.line("subscription", index)
         if not isinstance(entry, dict):
             raise self.error(header, "each [[subscription]] must be a table")
@@ -175,72 +199,84 @@ class _ConfigReader:
             if required not in entry:
                 raise self.error(header, f"this subscription has no {required!r}")
 
-        def value(key: str, fallback: str) -> tuple[Any, int]:
-            # The line of the value that is used: its own, the [defaults] one, or the header.
-            if key in entry:
-                return entry[key], self.lines.line("subscription", index, key)
-            if key in defaults:
-                return defaults[key], self.lines.line("defaults", 0, key)
-            return fallback, header
-
-        def text(key: str, fallback: str = "") -> tuple[str, int]:
-            raw, line = value(key, fallback)
-            if not isinstance(raw, str):
-                raise self.error(line, f'{key} must be a string in quotes, like "{fallback}"')
-            return raw, line
-
-        repo_text, line = text("repo", "owner/name")
-        repo = self.check(line, parse_repo, repo_text)
-        raw_to, line = value("to", "")
+    def _targets(self, read: _Entry) -> list[tuple[str, str]]:
+        raw_to, line = read.value("to", "")
         targets = raw_to if isinstance(raw_to, list) else [raw_to]
         if not targets or not all(isinstance(t, str) for t in targets):
             raise self.error(line, 'to must be "slack:C0123456789" or a list of such targets')
-        parsed = [self.check(line, parse_target, t) for t in targets]
-        time_text, line = text("post_time", self.settings.digest_time)
+        return [self.check(line, parse_target, t) for t in targets]
+
+    def _timing(self, read: _Entry) -> dict[str, Any]:
+        """When and how it posts: the Subscription fields of that name."""
+        time_text, line = read.text("post_time", self.settings.digest_time)
         post_time = self.check(line, parse_hhmm, time_text)
-        tz_name, line = text("timezone", self.settings.timezone)
+        tz_name, line = read.text("timezone", self.settings.timezone)
         self.check(line, zone, tz_name)
-        style, line = text("trivial_style", "full")
+        style, line = read.text("trivial_style", "full")
         if style not in set(TrivialStyle):
             raise self.error(line, f"{_STYLE_CHOICES}, not {style[:20]!r}")
-        quiet, line = text("quiet", "post")
+        quiet, line = read.text("quiet", "post")
         if quiet not in QUIET_CHOICES:
             raise self.error(line, f'quiet must be "post" or "skip", not {quiet[:20]!r}')
-        schedule, line = text("schedule", "daily")
+        schedule, line = read.text("schedule", "daily")
         if schedule not in SCHEDULES:
             raise self.error(line, f'schedule must be "daily" or "weekly", not {schedule[:20]!r}')
-        weekday, line = text("weekday", "monday")
+        weekday, line = read.text("weekday", "monday")
         if weekday.lower() not in WEEKDAYS:
             raise self.error(line, f"weekday must be a day such as monday, not {weekday[:20]!r}")
+        return {
+            "post_time": post_time,
+            "tz_name": tz_name,
+            "trivial_style": TrivialStyle(style),
+            "quiet": quiet,
+            "schedule": schedule,
+            "weekday": weekday.lower(),
+        }
+
+    def _filters(self, read: _Entry) -> SubscriptionFilter:
         try:
-            filters = SubscriptionFilter.from_config(
-                {key: entry[key] for key in FILTER_KEYS if key in entry}
+            return SubscriptionFilter.from_config(
+                {key: read.table[key] for key in FILTER_KEYS if key in read.table}
             )
         except FilterConfigError as exc:
-            line = self.lines.line("subscription", index, exc.key)
-            raise self.error(line, str(exc)) from None
-        display_name = entry.get("display_name")
+            raise self.error(read.line(exc.key), str(exc)) from None
+
+    def _display_name(self, read: _Entry) -> str | None:
+        display_name = read.table.get("display_name")
         if display_name is not None and (
             not isinstance(display_name, str) or not display_name.strip()
         ):
-            line = self.lines.line("subscription", index, "display_name")
-            raise self.error(line, "display_name must be a non-empty string in quotes")
-        return [
-            Subscription(
-                repo=repo,
-                platform=platform,
-                channel=channel,
-                post_time=post_time,
-                tz_name=tz_name,
-                display_name=display_name.strip() if display_name else None,
-                trivial_style=TrivialStyle(style),
-                filters=filters.to_args(),
-                quiet=quiet,
-                schedule=schedule,
-                weekday=weekday.lower(),
+            raise self.error(
+                read.line("display_name"), "display_name must be a non-empty string in quotes"
             )
-            for platform, channel in parsed
-        ]
+        return display_name.strip() if display_name else None
+
+
+@dataclass
+class _Entry:
+    """One [[subscription]] table being read: each value with the line of the value used (its
+    own, the [defaults] one, or the table's header)."""
+
+    reader: _ConfigReader
+    index: int
+    table: dict[str, Any]
+    defaults: dict[str, Any]
+
+    def line(self, key: str | None = None) -> int:
+        return self.reader.lines.line("subscription", self.index, key)
+
+    def value(self, key: str, fallback: str) -> tuple[Any, int]:
+        if key in self.table:
+            return self.table[key], self.line(key)
+        if key in self.defaults:
+            return self.defaults[key], self.reader.lines.line("defaults", 0, key)
+        return fallback, self.line()
+
+    def text(self, key: str, fallback: str = "") -> tuple[str, int]:
+        raw, line = self.value(key, fallback)
+        if not isinstance(raw, str):
+            raise self.reader.error(line, f'{key} must be a string in quotes, like "{fallback}"')
+        return raw, line
 
 
 def load_config(path: Path, settings: Settings) -> list[Subscription]:
