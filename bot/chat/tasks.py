@@ -62,6 +62,8 @@ class Tasks:
         except asyncio.CancelledError:
             log.info("%s cancelled", what)
             raise
+        except StorageError as exc:  # the disk's fault, not a bug: no traceback
+            log.warning("%s failed: %s, nothing written", what, exc.reason)
         except Exception:  # noqa: BLE001 - one command's failure must not stop the bot
             log.exception("%s failed", what)
 
