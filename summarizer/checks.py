@@ -69,6 +69,14 @@ class _Evidence:
     added: tuple[str, ...]  # normalized added lines
     removed: tuple[str, ...]  # normalized removed lines
     lines: tuple[str, ...]  # every normalized diff, title and description line
+    terms: frozenset[str]  # the words of the title, file names and changed lines
+
+
+def _sentences(text: str) -> list[str]:
+    """The sentences of a section, with a `?` or `!` inside code (`a ? b : c`) kept in its
+    sentence as a `.` is."""
+    masked = _BACKTICKED.sub(lambda m: m.group(0).replace("?", "\x01").replace("!", "\x02"), text)
+    return [s.replace("\x01", "?").replace("\x02", "!") for s in sentences(masked)]
 
 
 def _evidence(pr: PullRequest) -> _Evidence:
@@ -79,6 +87,11 @@ def _evidence(pr: PullRequest) -> _Evidence:
         added=tuple(normalize_code(line) for line in sides.added),
         removed=tuple(normalize_code(line) for line in sides.removed),
         lines=code_lines(pr),
+        terms=frozenset(
+            _terms(
+                " ".join([pr.title, *(f.filename for f in pr.files), *sides.added, *sides.removed])
+            )
+        ),
     )
 
 
@@ -92,7 +105,7 @@ def check_answer(
     evidence = _evidence(pr)
     findings: list[Finding] = []
     for field in FIELDS:
-        for sentence in sentences(getattr(sections, field)):
+        for sentence in _sentences(getattr(sections, field)):
             findings += _inverted(field, sentence, evidence)
             findings += _ungrounded(field, sentence, evidence)
             findings += _performance(field, sentence, evidence)
@@ -359,37 +372,63 @@ def _perf_supported(evidence: _Evidence) -> bool:
 # --- 4. EMPTY_RISK: boilerplate that names nothing of this PR --------------------------------
 
 _BOILERPLATE = re.compile(
-    r"\bno (?:\w+ ){0,2}risks?\b|\b(?:minimal|low|negligible|little|minor|limited) risks?\b"
+    r"\bno (?:\w+ ){0,2}risks?\b(?! (?:that|of|if|when))"
+    r"|\b(?:minimal|low|negligible|little|minor|limited) risks?\b(?! (?:that|of|if|when))"
     r"|\brisks? (?:\w+ ){0,2}(?:minimal|low|negligible|small|limited)\b"
     r"|\bthorough(?:ly)? (?:test|review|validat)\w*|\b(?:test|tested|testing) thoroughly\b"
     r"|\b(?:should|must|need to|needs to) (?:be )?(?:\w+ )?(?:tested|test it|monitored)\b"
     r"|\b(?:extensive|careful|proper|adequate) (?:testing|review|validation)\b"
     r"|\bmonitor\w* (?:\w+ ){0,2}(?:issues|regressions|problems)\b"
-    r"|\bunlikely to (?:cause|introduce|break)\b",
+    r"|\bunlikely to (?:cause|introduce|break)\b|\b(?:not|n't)(?: \w+){0,3} risks?\b"
+    r"|\b(?:change|update|fix|pr) is (?:\w+ )?safe\b|^\W*(?:none|n/a|no risks?)\W*$",
     re.IGNORECASE,
 )
 # A low-risk statement with its reason is not boilerplate: "The change is mechanical (a
-# rename), so the risk is low"; "minimal risk since this only affects debug logging".
+# rename), so the risk is low"; "minimal risk since this only affects debug logging". "As with
+# any change" is not a reason.
 _REASON = re.compile(r"\b(?:since|because|as|given|so|mechanical)\b", re.IGNORECASE)
+_NO_REASON = re.compile(r"\bas (?:with )?(?:any|all|every)\b", re.IGNORECASE)
 _CODE_LIKE = re.compile(r"[A-Za-z_][\w./:-]*\w")
+# Words any risk section may use about any PR: they make nothing specific. Compared by their
+# first six letters, as are the PR's own words.
+_GENERIC = frozenset(
+    w[:6]
+    for w in """change behavior behaviour issues risks known minimal developers ensure should
+    could might would potential unexpected compatibility performance existing regression edge
+    cases configuration functionality thorough review monitor testing tested update introduce
+    affect other there these those which their about additional significant however careful
+    properly correct errors break future parts codebase system users environment different
+    scenarios certain specific verify validate since because minor overall impact unless
+    problems failures failure implementation approach logic handling support value values
+    missing default usage where while without within""".split()
+)
 
 
 def _empty_risk(text: str, evidence: _Evidence, change_type: ChangeType) -> list[Finding]:
-    said = sentences(text)
-    boiler = [s for s in said if _BOILERPLATE.search(s)]
+    """The risk section says nothing but boilerplate: a boilerplate sentence without its
+    reason, and nothing else in the section names an identifier, a file or a term of the PR.
+    A TRIVIAL change may call its risk low for any stated reason; a SUBSTANTIAL one not "as
+    with any change"."""
+    said = _sentences(text)
+    boiler = [s for s in said if _BOILERPLATE.search(s) and not _reasoned(s, change_type)]
     if not boiler or names_pr_code(text, evidence.pr, evidence.corpus):
         return []
-    if change_type == ChangeType.TRIVIAL:
-        boiler = [s for s in boiler if not _REASON.search(s)]
-    else:
-        boiler = [s for s in boiler if not (_REASON.search(s) and _concrete(s))]
+    if any(_terms(s) & evidence.terms for s in said if s not in boiler):
+        return []
     why = "the risk section is boilerplate and names no identifier or file of this PR"
     return [Finding(FindingKind.EMPTY_RISK, "potential_risks", s, why) for s in boiler]
 
 
-def _concrete(sentence: str) -> bool:
-    """A reason that says something: more than "as with any change"."""
-    return not re.search(r"\bas (?:with )?(?:any|all|every)\b", sentence, re.IGNORECASE)
+def _reasoned(sentence: str, change_type: ChangeType) -> bool:
+    if not _REASON.search(sentence):
+        return False
+    return change_type == ChangeType.TRIVIAL or not _NO_REASON.search(sentence)
+
+
+def _terms(text: str) -> set[str]:
+    """The specific words of a text, by their first six letters: "prefixes" is "prefix"."""
+    words = re.findall(r"[a-z]{5,}", re.sub(r"([a-z])([A-Z])", r"\1 \2", text).lower())
+    return {w[:6] for w in words} - _GENERIC
 
 
 def names_pr_code(text: str, pr: PullRequest, corpus: str | None = None) -> bool:
@@ -482,12 +521,16 @@ _CI = re.compile(
     r"^\.(?:github|buildkite|circleci|gitlab)/|^\.gitlab-ci|^\.pre-commit-config|^ci/"
     r"|(?:^|/)CODEOWNERS$|(?:^|/)\.?mergify\.ya?ml$"
 )
-# A line that defines or declares something: a change to it is a change of interface.
-_DEFINITION = re.compile(
-    r"^\s*(?:(?:async\s+)?def\s+\w|class\s+\w|struct\s+\w|namespace\s+\w|template\s*<"
-    r"|__global__|__device__|(?:pub\s+)?fn\s+\w|func\s+\w|function\s+\w"
-    r"|(?!(?:if|for|while|switch|return|else|do|case)\b)[\w:<>,*&]+(?:\s+[\w:<>,*&]+)*\s+[*&]?"
-    r"\w+\s*\([^;]*\)\s*(?:const\s*)?\{?\s*$)"
+
+
+# A line that changes no logic: a comment, an import, a log message, a string, a literal
+# dictionary entry, a version pin. A tiny PR made only of such lines is TRIVIAL.
+_PASSIVE = re.compile(
+    r"^\s*(?:$|#|//|/\*|\*|import\s|from\s+\S+\s+import\s|#include\s"
+    r"|(?:logger|logging|log|LOG)\.\w+\(|print\(|printf\(|std::cout\b"
+    r"|[rbfuRBFU]*([\"']).*\1[\s,)]*$"
+    r"|[\"'][\w.-]+[\"']\s*:\s*(?:[\"'][^\"']*[\"']|[\d.]+|True|False|None)\s*,?\s*$"
+    r"|[\w.\-\[\]]+\s*(?:==|>=|<=|~=|@)\s*\S+\s*$)"
 )
 
 
@@ -510,15 +553,17 @@ def decide_type(
 
 
 def looks_trivial(pr: PullRequest) -> bool:
-    """Only tests, docs or CI, or at most `TINY_CHANGE` lines that define nothing."""
+    """Only tests, docs or CI; or at most `TINY_CHANGE` lines, none of which defines
+    anything or changes logic (comments, imports, log messages, strings, version pins)."""
     if not pr.files:
         return False  # nothing to judge by: the model's word stands
-    if all(is_support_file(f.filename) for f in pr.files):
+    source = tuple(f for f in pr.files if not is_support_file(f.filename))
+    if not source:
         return True
-    changed = sum(f.additions + f.deletions for f in pr.files)
-    sides = diff_lines(pr)
-    defines = any(_DEFINITION.search(line) for line in (*sides.added, *sides.removed))
-    return changed <= TINY_CHANGE and not defines
+    if sum(f.additions + f.deletions for f in pr.files) > TINY_CHANGE:
+        return False
+    sides = diff_lines(replace(pr, files=source))
+    return all(_PASSIVE.search(line) for line in (*sides.added, *sides.removed))
 
 
 def _reason_checks_out(reason: str, pr: PullRequest) -> bool:

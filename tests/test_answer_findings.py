@@ -1,0 +1,296 @@
+"""A summary is checked against the diff it describes: a model that inverts the change,
+invents code, promises speed-ups or pads its risk section is caught, told what to fix, or
+has the wrong sentence taken out, and a tiny or test-only PR is TRIVIAL unless the model
+shows otherwise."""
+
+from __future__ import annotations
+
+from bot.core.models import ChangedFile, ChangeType, PullRequest, SummarySections
+from summarizer.checks import (
+    Finding,
+    FindingKind,
+    check_answer,
+    decide_type,
+    findings_hint,
+    remove_sentences,
+)
+
+# A Python PR in the shape of vLLM #35617: `dtype=config.dtype` is removed from five model
+# constructors, because the layers now read the dtype themselves.
+DTYPE_PATCH = "".join(
+    f"@@ -{n}0,7 +{n}0,6 @@ class Model{n}(nn.Module):\n"
+    "         self.norm = RMSNorm(\n"
+    "             config.hidden_size,\n"
+    "             eps=config.rms_norm_eps,\n"
+    "-            dtype=config.dtype,\n"
+    "         )\n"
+    for n in range(1, 6)
+)
+DTYPE_PR = PullRequest(
+    repo="o/r", number=35617, title="[Model] Stop passing dtype to RMSNorm", url="u",
+    author="a", state="merged", body="The norm layers pick the dtype from the context.",
+    files=(ChangedFile("vllm/model_executor/models/llama.py", additions=0, deletions=5,
+                       patch=DTYPE_PATCH),),
+)  # fmt: skip
+
+# A C++ PR in the shape of vLLM #32621 (the diff says `else 128`), with a C++ kernel file.
+BLOCK_PR = PullRequest(
+    repo="o/r", number=32621, title="[LoRA] Update LoRA expand kernel block_n calculation",
+    url="u", author="a", state="merged",
+    files=(
+        ChangedFile("vllm/lora/ops/triton_ops/utils.py", additions=1, deletions=1, patch=(
+            "@@ -251,7 +251,7 @@ def get_lora_op_configs(\n"
+            "         default = {\n"
+            '-            "block_n": max(64, next_power_of_2(128 // num_slices)),\n'
+            '+            "block_n": 64 if num_slices > 1 else 128,\n'
+            '             "block_k": 16,\n')),
+        ChangedFile("csrc/lora/expand.cu", additions=2, deletions=2, patch=(
+            "@@ -40,6 +40,6 @@ __global__ void lora_expand_kernel(const float* in, float* out) {\n"
+            "   const int lane = threadIdx.x % 32;\n"
+            "-  const int block_n = max(64, next_pow2(128 / num_slices));\n"
+            "+  const int block_n = num_slices > 1 ? 64 : 128;\n"
+            "-  uint32_t offset = row * stride;\n"
+            "+  size_t offset = static_cast<size_t>(row) * stride;\n"
+            "   out[offset + lane] = in[offset + lane];\n")),
+    ),
+)  # fmt: skip
+
+# A refactor of dummy-data generation: nothing in it is about speed.
+DUMMY_PR = PullRequest(
+    repo="o/r", number=35001, title="[Refactor] Build dummy inputs with one helper", url="u",
+    author="a", state="merged",
+    files=(ChangedFile("vllm/v1/worker/dummy_inputs.py", additions=4, deletions=6, patch=(
+        "@@ -12,9 +12,7 @@ class DummyInputBuilder:\n"
+        "-    def _text(self, n):\n"
+        "-        return [0] * n\n"
+        "-    def _image(self, n):\n"
+        "-        return torch.zeros(n, 3, 224, 224)\n"
+        "+    def build(self, kind: str, n: int):\n"
+        "+        return self._makers[kind](n)\n")),),
+)  # fmt: skip
+
+
+def answer(
+    what: str = "", impact: str = "", risks: str = "", insights: str = ""
+) -> SummarySections:
+    return SummarySections(
+        what or "The PR edits the model code.",
+        impact or "Behaviour is unchanged for users.",
+        risks or "Models that relied on the explicit argument may load in another dtype.",
+        insights or "Read the layer constructors before passing arguments.",
+        headline="Model constructors stop passing an argument.",
+    )
+
+
+def kinds(findings: list[Finding]) -> list[FindingKind]:
+    return [f.kind for f in findings]
+
+
+# --- INVERTED -------------------------------------------------------------------------------
+
+
+def test_a_name_said_to_be_added_that_the_diff_removes_is_inverted():
+    said = "It changes `dtype` to use `config.dtype` in the model constructors."
+    found = check_answer(DTYPE_PR, answer(what=said), ChangeType.SUBSTANTIAL)
+    assert kinds(found) == [FindingKind.INVERTED]
+    assert found[0].section == "what_changed" and found[0].sentence == said
+    assert found[0].explanation == (
+        "says `config.dtype` is added, but the diff removes it (in 5 places)"
+    )
+
+
+def test_the_same_change_told_the_right_way_round_passes():
+    said = "It removes `dtype=config.dtype` from the five `RMSNorm` calls of the models."
+    assert check_answer(DTYPE_PR, answer(what=said), ChangeType.SUBSTANTIAL) == []
+
+
+def test_a_name_said_to_be_removed_that_the_diff_only_adds_is_inverted():
+    said = "The PR drops the `build` helper."
+    found = check_answer(DUMMY_PR, answer(what=said), ChangeType.SUBSTANTIAL)
+    assert kinds(found) == [FindingKind.INVERTED]
+    assert "adds it (in 1 place)" in found[0].explanation
+
+
+def test_replacing_a_with_b_is_inverted_when_the_diff_replaces_b_with_a():
+    said = "It replaces `build` with `_image` in `DummyInputBuilder`."
+    found = check_answer(DUMMY_PR, answer(what=said), ChangeType.SUBSTANTIAL)
+    assert [f.explanation.split(",")[0] for f in found] == [
+        "says `build` is removed or replaced",
+        "says `_image` is added",
+    ]
+    fixed = "It replaces `_text` and `_image` with one `build` method in `DummyInputBuilder`."
+    assert check_answer(DUMMY_PR, answer(what=fixed), ChangeType.SUBSTANTIAL) == []
+
+
+def test_places_conditions_and_negations_claim_nothing():
+    said = (
+        "It does not add `config.dtype` anywhere. Previously, it passed `dtype=config.dtype`, "
+        "which is no longer needed. It adds a check for `config.dtype` in `RMSNorm`."
+    )
+    assert check_answer(DTYPE_PR, answer(what=said), ChangeType.SUBSTANTIAL) == []
+
+
+def test_a_cpp_change_read_backwards_is_inverted():
+    said = "The kernel now uses `uint32_t` offsets instead of `size_t`."
+    found = check_answer(BLOCK_PR, answer(what=said), ChangeType.SUBSTANTIAL)
+    assert [f.explanation for f in found] == [
+        "says `uint32_t` is added, but the diff removes it (in 1 place)",
+        "says `size_t` is removed or replaced, but the diff adds it (in 1 place)",
+    ]
+    fixed = "The kernel now uses `size_t` offsets instead of `uint32_t`, so rows past 4 GiB work."
+    assert check_answer(BLOCK_PR, answer(what=fixed), ChangeType.SUBSTANTIAL) == []
+
+
+# --- UNGROUNDED_CODE ------------------------------------------------------------------------
+
+
+def test_quoted_code_must_be_in_the_diff_as_written_not_just_its_names():
+    said = "`block_n` becomes `64 if num_slices > 1 else 64`."
+    found = check_answer(BLOCK_PR, answer(what=said), ChangeType.TRIVIAL)
+    assert kinds(found) == [FindingKind.UNGROUNDED_CODE]
+    assert found[0].explanation == (
+        "quotes `64 if num_slices > 1 else 64`, but the diff has "
+        '`"block_n":64 if num_slices>1 else 128,`'
+    )
+
+
+def test_code_quoted_right_passes_whatever_its_spacing_or_left_out_arguments():
+    said = (
+        "`block_n` becomes `64 if num_slices>1 else 128` in Python and "
+        "`num_slices > 1 ? 64 : 128` in the kernel, replacing `max(64, next_power_of_2())`."
+    )
+    assert check_answer(BLOCK_PR, answer(what=said), ChangeType.TRIVIAL) == []
+
+
+def test_an_invented_name_is_ungrounded_but_an_example_or_a_builtin_is_not():
+    said = "It adds `BlockSizePicker` to the LoRA ops."
+    found = check_answer(BLOCK_PR, answer(what=said), ChangeType.TRIVIAL)
+    assert [f.explanation for f in found] == [
+        "names `BlockSizePicker`, which appears nowhere in the PR"
+    ]
+    fine = (
+        "A `num_slices` of zero raises `ZeroDivisionError` no more; "
+        "edge cases like `num_slices = 0` are not validated."
+    )
+    assert check_answer(BLOCK_PR, answer(risks=fine), ChangeType.TRIVIAL) == []
+
+
+# --- UNSUPPORTED_PERFORMANCE ----------------------------------------------------------------
+
+
+def test_a_speed_up_nothing_in_the_pr_speaks_of_is_unsupported():
+    said = "The new helper can lead to faster training and reduces overhead."
+    found = check_answer(DUMMY_PR, answer(impact=said), ChangeType.SUBSTANTIAL)
+    assert kinds(found) == [FindingKind.UNSUPPORTED_PERFORMANCE]
+    assert found[0].section == "technical_impact"
+    assert '("faster")' in found[0].explanation
+
+
+def test_a_performance_claim_passes_when_the_pr_is_about_performance():
+    perf = PullRequest(
+        repo="o/r", number=1, title="[Perf] Cache the dummy inputs", url="u", author="a",
+        state="merged", files=DUMMY_PR.files,
+    )  # fmt: skip
+    said = "Building dummy inputs once is faster on every warm-up."
+    assert check_answer(perf, answer(impact=said), ChangeType.SUBSTANTIAL) == []
+
+
+def test_a_risk_of_being_slower_is_not_a_claim_of_speed():
+    said = "The dispatch through `_makers` adds a dictionary lookup per call."
+    assert check_answer(DUMMY_PR, answer(risks=said), ChangeType.SUBSTANTIAL) == []
+
+
+# --- EMPTY_RISK -----------------------------------------------------------------------------
+
+
+def test_risk_boilerplate_that_names_nothing_of_the_pr_is_empty():
+    padded = "There is no known risk. Developers should test thoroughly to ensure compatibility."
+    found = check_answer(DUMMY_PR, answer(risks=padded), ChangeType.SUBSTANTIAL)
+    assert kinds(found) == [FindingKind.EMPTY_RISK, FindingKind.EMPTY_RISK]
+    assert {f.section for f in found} == {"potential_risks"}
+
+
+def test_a_risk_tied_to_a_name_of_the_pr_or_a_mechanical_change_with_its_reason_passes():
+    named = "Callers of `_text` outside `DummyInputBuilder` break; test them thoroughly."
+    mechanical = "The change is mechanical (one helper replaces two), so the risk is low."
+    for risks in (named, mechanical):
+        assert check_answer(DUMMY_PR, answer(risks=risks), ChangeType.SUBSTANTIAL) == []
+
+
+# --- Acting on findings ---------------------------------------------------------------------
+
+
+def test_the_wrong_sentences_are_removed_but_never_a_whole_section():
+    padded = "There is no known risk. Developers should test thoroughly."
+    wrong = answer(
+        what="It adds `dtype=config.dtype` to the norms. The norms read the dtype themselves.",
+        risks=padded,
+    )
+    found = check_answer(DTYPE_PR, wrong, ChangeType.SUBSTANTIAL)
+    kept = remove_sentences(wrong, found)
+    assert kept.what_changed == "The norms read the dtype themselves."
+    assert kept.potential_risks == padded  # all boilerplate: kept, the caller regenerates
+    assert kept.headline == wrong.headline
+
+
+def test_the_hint_says_each_fault_once_with_what_to_do_instead():
+    wrong = answer(
+        what="It changes `dtype` to use `config.dtype`. It adds `config.dtype` everywhere.",
+        impact="This improves performance.",
+        risks="There is no known risk.",
+    )
+    hint = findings_hint(check_answer(DTYPE_PR, wrong, ChangeType.SUBSTANTIAL))
+    assert hint == (
+        "Your summary says `config.dtype` is added, but the diff removes it (in 5 places): "
+        "describe what the diff does, not its reverse. "
+        'Your summary claims a performance gain ("improves performance") that nothing in the '
+        "PR shows: say nothing about performance unless the PR shows it. "
+        "Your risk section is boilerplate: name the identifier or file at risk and why, or "
+        "say the change is mechanical and why."
+    )
+    assert findings_hint([]) == ""
+
+
+# --- The type -------------------------------------------------------------------------------
+
+TEST_ONLY = PullRequest(
+    repo="o/r", number=2, title="[CI] Relax test_mcp_tool_call", url="u", author="a",
+    state="merged",
+    files=(ChangedFile("tests/entrypoints/test_mcp.py", additions=40, deletions=3,
+                       patch="@@ -1,3 +1,40 @@\n-assert out == '56088'\n+assert '56088' in out\n"),),
+)  # fmt: skip
+TINY_COMMENT = PullRequest(
+    repo="o/r", number=3, title="Fix a link", url="u", author="a", state="merged",
+    files=(ChangedFile("vllm/config/model.py", additions=1, deletions=1,
+                       patch="@@ -9,3 +9,3 @@ class ModelConfig:\n-    # see old/url\n+    # see docs/models.md\n"),),
+)  # fmt: skip
+REVERT = PullRequest(
+    repo="o/r", number=4, title='Revert "Add --trust-remote-code to bench args"', url="u",
+    author="a", state="merged", body="Reverts o/r#34208",
+    files=(ChangedFile("tests/benchmarks/test_args.py", additions=1, deletions=1,
+                       patch="@@ -1 +1 @@\n-x = 1\n+x = 2\n"),),
+)  # fmt: skip
+
+
+def test_a_test_only_pr_is_trivial_whatever_the_model_says_without_a_checkable_reason():
+    assert decide_type(TEST_ONLY, ChangeType.SUBSTANTIAL, None) == ChangeType.TRIVIAL
+    vague = "It changes how the tests behave, which matters."
+    assert decide_type(TEST_ONLY, ChangeType.SUBSTANTIAL, vague) == ChangeType.TRIVIAL
+    # A test's own names are no reason: the code under test did not change.
+    assert decide_type(TEST_ONLY, ChangeType.SUBSTANTIAL, "`test_mcp.py`") == ChangeType.TRIVIAL
+
+
+def test_a_tiny_pr_that_changes_no_logic_is_trivial_unless_the_reason_names_changed_code():
+    assert decide_type(TINY_COMMENT, ChangeType.SUBSTANTIAL) == ChangeType.TRIVIAL
+    reason = "`ModelConfig` documents where the model list lives."
+    assert decide_type(TINY_COMMENT, ChangeType.SUBSTANTIAL, reason) == ChangeType.SUBSTANTIAL
+
+
+def test_a_small_change_of_logic_keeps_the_models_type():
+    assert decide_type(BLOCK_PR, ChangeType.SUBSTANTIAL) == ChangeType.SUBSTANTIAL
+    assert decide_type(BLOCK_PR, ChangeType.TRIVIAL) == ChangeType.TRIVIAL
+    assert decide_type(DTYPE_PR, ChangeType.SUBSTANTIAL) == ChangeType.SUBSTANTIAL
+
+
+def test_a_revert_is_substantial_even_of_a_test():
+    assert decide_type(REVERT, ChangeType.TRIVIAL) == ChangeType.SUBSTANTIAL
