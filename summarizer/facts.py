@@ -1,0 +1,1101 @@
+"""Facts about a PR that code reads off its diff, for the model to read before any diff text.
+
+A small model given a slice of a diff guesses at what changed, and guesses wrong: it calls a
+removed keyword argument "now uses", a replaced error "faster". So the exact facts are computed
+here and put first: definitions added, removed and changed, signatures, settings (config
+fields, CLI flags, environment variables, YAML keys), renamed and moved files, lines removed
+with nothing in their place, and what kind of files changed.
+
+Each hunk is read twice, as its old side (context and removed lines) and its new side (context
+and added lines); tree-sitter parses both as fragments, and the definitions found on each side
+are compared. A definition whose first line lies above the hunk is known only from the hunk
+header (`@@ -a,b +c,d @@ class Scheduler:`), which git fills with the nearest line above that
+starts at column 0: the enclosing top-level function or class, never a method.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+from tree_sitter import Language, Node, Parser, Query, QueryCursor
+
+from bot.core.models import ChangedFile, PullRequest
+from summarizer.diff_budget import exclusion_reason, priority
+
+# The work per PR is bounded so a PR of thousands of files stays well under a second: each
+# patch is read up to PATCH_CHARS, and once TOTAL_CHARS are read the remaining files are only
+# counted (and the facts say how many were not read).
+PATCH_CHARS = 60_000
+TOTAL_CHARS = 2_000_000
+LINE_CHARS = 400  # longer lines are minified or generated; they hold no definition worth naming
+
+# -- the facts -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A function, method, class, struct or kernel the diff adds, removes or changes."""
+
+    file: str
+    name: str  # qualified: `Scheduler.schedule` (Python), `Foo::bar` (C++)
+    kind: str  # function, method, class, struct, kernel, declaration
+    change: str  # added, removed, changed
+
+
+@dataclass(frozen=True)
+class SignatureChange:
+    """A definition on both sides of the diff whose parameters or return type differ."""
+
+    file: str
+    name: str
+    kind: str
+    old: str  # "(self, x) -> Tensor"; a C++ template's parameters lead: "<typename T>(T* a)"
+    new: str
+    removed_params: tuple[str, ...] = ()
+    added_params: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Move:
+    """A definition removed from one place and added in another: moved, not new."""
+
+    kind: str
+    old_name: str
+    old_file: str
+    new_name: str
+    new_file: str
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A config field, CLI flag, environment variable or YAML key added, removed or changed."""
+
+    kind: str  # config field, CLI flag, environment variable (read, set), YAML key, CI step
+    name: str
+    change: str  # added, removed, changed
+    file: str
+    old: str = ""  # the values of a changed one
+    new: str = ""
+
+
+@dataclass(frozen=True)
+class FileChange:
+    change: str  # added, removed, renamed (same directory), moved (another directory)
+    file: str
+    previous: str | None = None
+
+
+@dataclass(frozen=True)
+class Deletion:
+    """A hunk that only removes lines: nothing was added in their place."""
+
+    file: str
+    lines: int
+    enclosing: str | None  # the definition the lines were in, when known
+    text: str | None = None  # the first line removed
+
+
+@dataclass(frozen=True)
+class KindCount:
+    kind: str  # source, tests, docs, CI, build, config, or why a file is not read (lock file...)
+    files: int
+
+
+@dataclass(frozen=True)
+class ChangeFacts:
+    definitions: tuple[Definition, ...] = ()
+    signatures: tuple[SignatureChange, ...] = ()
+    moves: tuple[Move, ...] = ()
+    settings: tuple[Setting, ...] = ()
+    files: tuple[FileChange, ...] = ()
+    deletions: tuple[Deletion, ...] = ()
+    kinds: tuple[KindCount, ...] = ()
+    files_total: int = 0  # GitHub's count of changed files (the listing may stop short of it)
+    files_unread: int = 0  # listed files whose diff was not read, to bound the work
+
+    def of(self, change: str) -> list[Definition]:
+        return [d for d in self.definitions if d.change == change]
+
+
+# -- hunks -----------------------------------------------------------------------------------
+
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@ ?(.*)$")
+
+
+@dataclass
+class _Side:
+    """One side of a hunk as a fragment of the file: its lines and which of them changed."""
+
+    lines: list[str] = field(default_factory=list)
+    changed: set[int] = field(default_factory=set)
+
+    def add(self, text: str, changed: bool) -> None:
+        if changed:
+            self.changed.add(len(self.lines))
+        self.lines.append(text if len(text) <= LINE_CHARS else "")
+
+    @property
+    def source(self) -> bytes:
+        return "\n".join(self.lines).encode("utf-8", "replace") + b"\n"
+
+
+@dataclass
+class _Hunk:
+    header: str
+    old: _Side = field(default_factory=_Side)
+    new: _Side = field(default_factory=_Side)
+
+
+def parse_hunks(patch: str) -> list[_Hunk]:
+    """The hunks of a unified diff (GitHub's `patch`, from its first `@@`)."""
+    hunks: list[_Hunk] = []
+    for line in patch[:PATCH_CHARS].splitlines():
+        head = _HUNK.match(line)
+        if head:
+            hunks.append(_Hunk(head.group(1).strip()))
+        elif not hunks or line.startswith("\\"):
+            continue  # "\ No newline at end of file"
+        elif line.startswith("-"):
+            hunks[-1].old.add(line[1:], True)
+        elif line.startswith("+"):
+            hunks[-1].new.add(line[1:], True)
+        else:
+            hunks[-1].old.add(line[1:], False)
+            hunks[-1].new.add(line[1:], False)
+    return hunks
+
+
+# -- file kinds ------------------------------------------------------------------------------
+
+# diff_budget's tiers put CI and build files together as "config" (and read `CMakeLists.txt` and
+# `requirements/*.txt` as docs, by their suffix): these two split them, checked first.
+_CI = re.compile(
+    r"(^|/)\.(github|buildkite|circleci|gitlab|azure-pipelines)/|(^|/)\.gitlab-ci\.yml$"
+)
+_BUILD = re.compile(
+    r"(^|/)(Dockerfile[^/]*|[^/]*\.dockerfile|Makefile|CMakeLists\.txt|[^/]*\.cmake|setup\.(py|cfg)"
+    r"|pyproject\.toml|MANIFEST\.in|requirements[^/]*\.(txt|in)|tox\.ini|noxfile\.py)$"
+    r"|(^|/)(requirements|docker|cmake)/",
+    re.IGNORECASE,
+)
+_UNREAD = ("lock file", "vendored", "generated", "binary")
+KIND_ORDER = ("source", "build", "CI", "config", "tests", "docs", *_UNREAD)
+
+
+def file_kind(f: ChangedFile) -> str:
+    """What a changed file is: source, tests, docs, CI, build or config, or the reason its diff
+    is not read (lock file, vendored, generated, binary)."""
+    reason = exclusion_reason(f)
+    if reason in _UNREAD:
+        return reason
+    if _CI.search(f.filename):
+        return "CI"
+    if _BUILD.search(f.filename):
+        return "build"
+    return ("source", "config", "tests", "docs")[priority(f.filename)]
+
+
+def _kind_counts(files: Iterable[ChangedFile]) -> tuple[KindCount, ...]:
+    counts: dict[str, int] = {}
+    for f in files:
+        kind = file_kind(f)
+        counts[kind] = counts.get(kind, 0) + 1
+    return tuple(KindCount(k, counts[k]) for k in KIND_ORDER if k in counts)
+
+
+def _file_changes(files: Iterable[ChangedFile]) -> tuple[FileChange, ...]:
+    out: list[FileChange] = []
+    for f in files:
+        if f.status == "renamed" and f.previous_filename:
+            same_dir = PurePosixPath(f.filename).parent == PurePosixPath(f.previous_filename).parent
+            out.append(
+                FileChange("renamed" if same_dir else "moved", f.filename, f.previous_filename)
+            )
+        elif f.status in ("added", "removed"):
+            out.append(FileChange(f.status, f.filename))
+    return tuple(out)
+
+
+# -- parsers ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Grammar:
+    name: str  # python, cpp, cuda, yaml
+    language: Language
+    query: Query
+
+
+_PY_QUERY = """
+(function_definition) @def
+(class_definition) @def
+(class_definition body: (block (expression_statement (assignment type: (_))) @field))
+(module (expression_statement (assignment type: (_))) @loose)
+"""
+_CPP_QUERY = """
+(function_definition) @def
+(declaration declarator: (function_declarator)) @def
+(field_declaration declarator: (function_declarator)) @def
+(struct_specifier name: (_) body: (_)) @def
+(class_specifier name: (_) body: (_)) @def
+"""
+_YAML_QUERY = """
+(block_mapping_pair key: (_)) @pair
+(block_sequence_item (flow_node) @item)
+"""
+
+_SUFFIXES = {
+    ".py": "python", ".pyi": "python", ".cu": "cuda", ".cuh": "cuda", ".cpp": "cpp",
+    ".cc": "cpp", ".cxx": "cpp", ".c": "cpp", ".h": "cpp", ".hpp": "cpp", ".hh": "cpp",
+    ".hxx": "cpp", ".inl": "cpp", ".yaml": "yaml", ".yml": "yaml",
+}  # fmt: skip
+_grammars: dict[str, _Grammar] = {}
+_local = threading.local()  # a Parser is not shared between threads
+
+
+def _grammar(name: str) -> _Grammar:
+    if name not in _grammars:
+        # Imported here so a process that never reads a diff never loads a grammar.
+        if name == "python":
+            import tree_sitter_python as module
+
+            text = _PY_QUERY
+        elif name == "yaml":
+            import tree_sitter_yaml as module  # type: ignore[no-redef]
+
+            text = _YAML_QUERY
+        elif name == "cuda":
+            import tree_sitter_cuda as module  # type: ignore[no-redef]
+
+            text = _CPP_QUERY
+        else:
+            import tree_sitter_cpp as module  # type: ignore[no-redef]
+
+            text = _CPP_QUERY
+        language = Language(module.language())
+        _grammars[name] = _Grammar(name, language, Query(language, text))
+    return _grammars[name]
+
+
+def _parse(grammar: _Grammar, source: bytes) -> dict[str, list[Node]]:
+    parsers = _local.__dict__.setdefault("parsers", {})
+    if grammar.name not in parsers:
+        parsers[grammar.name] = Parser(grammar.language)
+    tree = parsers[grammar.name].parse(source)
+    return QueryCursor(grammar.query).captures(tree.root_node)
+
+
+def _text(node: Node | None) -> str:
+    if node is None or node.text is None:
+        return ""
+    return node.text.decode("utf-8", "replace")
+
+
+def _squeeze(text: str) -> str:
+    """Code on one line, as a signature is compared and shown: `(self, x,\n  y,)` is `(self,
+    x, y)`."""
+    text = re.sub(r"\s+", " ", text).strip()
+    text = re.sub(r"([(\[<]) ", r"\1", text)
+    return re.sub(r",? ([)\]>])", r"\1", re.sub(r",([)\]>])", r"\1", text))
+
+
+# -- definitions on one side of a hunk -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Found:
+    """A definition whose first line is in the fragment."""
+
+    name: str
+    kind: str
+    signature: str | None
+    params: tuple[str, ...]
+    head: int  # the row of its name
+    start: int  # its first row, decorators and template line included
+    end: int
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """What the hunk header says encloses the fragment's first lines, and up to which row."""
+
+    name: str | None
+    kind: str
+    until: int
+
+
+_PY_HEADER = re.compile(r"^(?:async\s+)?(def|class)\s+([A-Za-z_]\w*)")
+_C_TYPE_HEADER = re.compile(r"^(?:template\s*<.*>\s*)?(struct|class)\s+([A-Za-z_]\w*)(?!.*;)")
+_C_FUNC_HEADER = re.compile(r"([A-Za-z_~][\w:~]*)\s*\(")
+_ANY_HEADER = re.compile(r"\b(def|function|func|fn|class|struct|sub)\s+([A-Za-z_]\w*)")
+_C_KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "defined", "catch"}
+
+
+def _scope(header: str, grammar: str, lines: list[str]) -> _Scope:
+    """The definition the hunk header names, enclosing the fragment until a line at column 0
+    starts something else (or, in C and C++, a `}` at column 0 closes it)."""
+    name, kind = None, "function"
+    if grammar == "python":
+        m = _PY_HEADER.match(header)
+        if m:
+            name, kind = m.group(2), "class" if m.group(1) == "class" else "function"
+    elif grammar in ("cpp", "cuda"):
+        m = _C_TYPE_HEADER.match(header)
+        if m:
+            name, kind = m.group(2), m.group(1)
+        else:
+            call = _C_FUNC_HEADER.search(header)
+            if call and call.group(1) not in _C_KEYWORDS:
+                name = call.group(1)
+    else:
+        m = _ANY_HEADER.search(header)
+        if m:
+            name, kind = m.group(2), "class" if m.group(1) in ("class", "struct") else "function"
+    return _Scope(name, kind, _scope_end(lines, grammar))
+
+
+def _scope_end(lines: list[str], grammar: str) -> int:
+    for row, line in enumerate(lines):
+        if not line.strip() or line[0] in " \t#/":
+            continue
+        if grammar == "python":
+            if line[0] not in ")]":
+                return row
+        elif line[0] == "}":
+            return row + 1
+        elif line[0] != "{":
+            return row
+    return len(lines)
+
+
+def _qualify(node: Node, name: str, scope: _Scope, row: int, python: bool) -> tuple[str, str]:
+    """The definition's qualified name and the kind of what encloses it ("" at the top)."""
+    outer: list[str] = []
+    parent_kind = ""
+    sep = "." if python else "::"
+    containers = ("class_definition", "function_definition") if python else _C_TYPES
+    p = node.parent
+    while p is not None:
+        if p.type in containers:
+            outer.append(_text(p.child_by_field_name("name")))
+            parent_kind = parent_kind or ("function" if "function" in p.type else "class")
+        p = p.parent
+    if not outer and scope.name and row < scope.until and node.start_point.column > 0:
+        outer, parent_kind = [scope.name], scope.kind
+    if not python and "::" in name:
+        return name, parent_kind
+    return sep.join([*reversed(outer), name]), parent_kind
+
+
+_C_TYPES = ("struct_specifier", "class_specifier")
+_KERNEL_DECORATOR = re.compile(r"@\s*(triton\.)?(jit|autotune|heuristics)\b")
+
+
+def _python_found(node: Node, scope: _Scope) -> _Found:
+    name = _text(node.child_by_field_name("name"))
+    row = node.start_point.row
+    qualified, parent = _qualify(node, name, scope, row, python=True)
+    start = node.parent.start_point.row if node.parent.type == "decorated_definition" else row
+    if node.type == "class_definition":
+        bases = node.child_by_field_name("superclasses")
+        return _Found(
+            qualified, "class", _squeeze(_text(bases)), (), row, start, node.end_point.row
+        )
+    kind = "method" if parent in ("class", "struct") else "function"
+    if node.parent.type == "decorated_definition" and _KERNEL_DECORATOR.search(_text(node.parent)):
+        kind = "kernel"
+    params = node.child_by_field_name("parameters")
+    returns = node.child_by_field_name("return_type")
+    signature = _squeeze(_text(params)) + (f" -> {_squeeze(_text(returns))}" if returns else "")
+    names = tuple(
+        _squeeze(_text(p)) for p in (params.named_children if params else []) if p.type != "comment"
+    )
+    return _Found(qualified, kind, signature, names, row, start, node.end_point.row)
+
+
+def _c_declarator(node: Node) -> Node | None:
+    d = node.child_by_field_name("declarator")
+    while d is not None and d.type != "function_declarator":
+        d = d.child_by_field_name("declarator")
+    return d
+
+
+def _c_found(node: Node, scope: _Scope) -> _Found | None:
+    end = node.end_point.row
+    start = (
+        node.parent.start_point.row
+        if node.parent.type == "template_declaration"
+        else node.start_point.row
+    )
+    if node.type in _C_TYPES:
+        name, _ = _qualify(
+            node, _text(node.child_by_field_name("name")), scope, node.start_point.row, False
+        )
+        return _Found(name, node.type.split("_")[0], None, (), node.start_point.row, start, end)
+    declarator = _c_declarator(node)
+    if declarator is None:
+        return None
+    row = declarator.start_point.row
+    name, parent = _qualify(
+        node, _text(declarator.child_by_field_name("declarator")), scope, row, False
+    )
+    params = declarator.child_by_field_name("parameters")
+    template = ""
+    if node.parent.type == "template_declaration":
+        template = _squeeze(_text(node.parent.child_by_field_name("parameters")))
+    prefix = _text(node)[: declarator.start_byte - node.start_byte]
+    if "__global__" in prefix:
+        kind = "kernel"
+    elif node.type != "function_definition":
+        kind = "declaration"
+    else:
+        kind = "method" if parent or "::" in name else "function"
+    names = tuple(
+        _squeeze(_text(p)) for p in (params.named_children if params else []) if p.type != "comment"
+    )
+    return _Found(name, kind, template + _squeeze(_text(params)), names, row, start, end)
+
+
+def _found(grammar: _Grammar, captures: dict[str, list[Node]], scope: _Scope) -> list[_Found]:
+    if grammar.name == "python":
+        found = [_python_found(n, scope) for n in captures.get("def", [])]
+    else:
+        found = [f for f in (_c_found(n, scope) for n in captures.get("def", [])) if f is not None]
+    return sorted(found, key=lambda f: f.head)
+
+
+def _innermost(found: list[_Found], row: int) -> _Found | None:
+    inside = [f for f in found if f.start <= row <= f.end]
+    return min(inside, key=lambda f: f.end - f.start) if inside else None
+
+
+# -- one file --------------------------------------------------------------------------------
+
+
+@dataclass
+class _Seen:
+    """A definition as one side of the file's diff shows it, over all its hunks."""
+
+    kind: str
+    signature: str | None
+    params: tuple[str, ...]
+    whole: bool = False  # its first line changed: it was added (new side) or removed (old side)
+    touched: bool = False  # a changed line is inside it
+
+
+@dataclass
+class _FileRead:
+    """What the hunks of one file show, side by side."""
+
+    path: str
+    old: dict[str, _Seen] = field(default_factory=dict)
+    new: dict[str, _Seen] = field(default_factory=dict)
+    enclosing: dict[str, str] = field(default_factory=dict)  # named by a hunk header only
+    old_fields: dict[str, tuple[str, bool]] = field(default_factory=dict)  # text, changed
+    new_fields: dict[str, tuple[str, bool]] = field(default_factory=dict)
+    deletions: list[Deletion] = field(default_factory=list)
+
+
+def _read_side(
+    grammar: _Grammar, side: _Side, header: str, read: _FileRead, new: bool
+) -> list[_Found]:
+    scope = _scope(header, grammar.name, side.lines)
+    captures = _parse(grammar, side.source)
+    found = _found(grammar, captures, scope)
+    seen = read.new if new else read.old
+    for f in found:
+        entry = seen.setdefault(f.name, _Seen(f.kind, f.signature, f.params))
+        entry.whole |= f.head in side.changed
+    for row in side.changed:
+        if not side.lines[row].strip():
+            continue
+        owner = _innermost(found, row)
+        if owner is not None:
+            seen[owner.name].touched = True
+        elif scope.name and row < scope.until:
+            read.enclosing.setdefault(scope.name, scope.kind)
+    if grammar.name == "python":
+        _read_fields(captures, side, scope, read.new_fields if new else read.old_fields)
+    return found
+
+
+_CONFIG_CLASS = re.compile(r"(Config|Args|Arguments|Options|Settings|Params|Parameters)$")
+
+
+def _read_fields(
+    captures: dict[str, list[Node]], side: _Side, scope: _Scope, out: dict[str, tuple[str, bool]]
+) -> None:
+    """The annotated fields of config classes (`max_num_seqs: int = 128` in `SchedulerConfig`):
+    in a class the fragment shows, or indented under the class the hunk header names."""
+    for node in captures.get("field", []) + captures.get("loose", []):
+        row = node.start_point.row
+        if node.parent.type == "module":
+            if (
+                scope.kind != "class"
+                or not scope.name
+                or row >= scope.until
+                or node.start_point.column == 0
+            ):
+                continue
+            owner = scope.name
+        else:
+            cls = node.parent.parent
+            owner, _ = _qualify(
+                cls, _text(cls.child_by_field_name("name")), scope, cls.start_point.row, True
+            )
+        if not _CONFIG_CLASS.search(owner):
+            continue
+        assignment = node.named_children[0]
+        name = f"{owner}.{_text(assignment.child_by_field_name('left'))}"
+        text = _squeeze(_text(node))
+        previous = out.get(name)
+        out[name] = (text, row in side.changed or (previous is not None and previous[1]))
+
+
+def _read_deletion(
+    found: list[_Found], hunk: _Hunk, header: str, grammar: str, read: _FileRead
+) -> None:
+    """A hunk that removes lines and adds none, unless all it removes are whole definitions
+    (reported as removed definitions)."""
+    if hunk.new.changed:
+        return
+    rows = sorted(r for r in hunk.old.changed if hunk.old.lines[r].strip())
+    if not rows:
+        return
+    gone = [f for f in found if f.head in hunk.old.changed]
+    if all(any(f.start <= r <= f.end for f in gone) for r in rows):
+        return
+    if all(_is_import(hunk.old.lines, r) for r in rows):
+        return  # imports dropped: nothing a reader acts on
+    owner = _innermost(found, rows[0])
+    scope = _scope(header, grammar, hunk.old.lines)
+    enclosing = owner.name if owner else (scope.name if rows[0] < scope.until else None)
+    text = hunk.old.lines[rows[0]].strip()[:120]
+    read.deletions.append(Deletion(read.path, len(rows), enclosing, text))
+
+
+_IMPORT = re.compile(r"\s*(import\s|from\s+\S+\s+import\b|#\s*include\b)")
+_IMPORTED_NAME = re.compile(r"\s+[\w.]+(\s+as\s+\w+)?,?\s*$|\)\s*$")
+
+
+def _is_import(lines: list[str], row: int) -> bool:
+    """An import line, or a name inside a parenthesized `from x import (` above it."""
+    if _IMPORT.match(lines[row]):
+        return True
+    if not _IMPORTED_NAME.match(lines[row]):
+        return False
+    above = (line for line in reversed(lines[:row]) if not _IMPORTED_NAME.match(line))
+    return bool(re.match(r"from\s+\S+\s+import\s*\($", next(above, "")))
+
+
+_YAML_KEY = re.compile(r"^\s*(?:-\s+)?([\w.-]+):(?:\s|$)")
+
+
+def _read_file(f: ChangedFile, grammar: _Grammar | None) -> _FileRead:
+    read = _FileRead(f.filename)
+    for hunk in parse_hunks(f.patch or ""):
+        found: list[_Found] = []
+        if grammar is not None and grammar.name != "yaml":
+            found = _read_side(grammar, hunk.old, hunk.header, read, new=False)
+            _read_side(grammar, hunk.new, hunk.header, read, new=True)
+        _read_deletion(found, hunk, hunk.header, grammar.name if grammar else "", read)
+    return read
+
+
+def _definitions(read: _FileRead) -> tuple[list[Definition], list[SignatureChange]]:
+    """Compare the two sides: a name on both is changed (its signature, when that differs); on
+    one side only, added or removed when its first line is a changed line."""
+    defs: list[Definition] = []
+    sigs: list[SignatureChange] = []
+    path = read.path
+    for name in dict.fromkeys([*read.old, *read.new]):
+        old, new = read.old.get(name), read.new.get(name)
+        if old and new:
+            if old.signature != new.signature and old.kind == new.kind:
+                removed = tuple(p for p in old.params if p not in new.params)
+                added = tuple(p for p in new.params if p not in old.params)
+                sigs.append(
+                    SignatureChange(
+                        path,
+                        name,
+                        new.kind,
+                        old.signature or "",
+                        new.signature or "",
+                        removed,
+                        added,
+                    )
+                )
+                defs.append(Definition(path, name, new.kind, "changed"))
+            elif old.touched or new.touched or old.whole or new.whole:
+                defs.append(Definition(path, name, new.kind, "changed"))
+        elif old and (old.whole or old.touched):
+            defs.append(Definition(path, name, old.kind, "removed" if old.whole else "changed"))
+        elif new and (new.whole or new.touched):
+            defs.append(Definition(path, name, new.kind, "added" if new.whole else "changed"))
+    named = {d.name for d in defs}
+    for name, kind in read.enclosing.items():
+        if name not in named:
+            defs.append(Definition(path, name, kind, "changed"))
+    return defs, sigs
+
+
+def _config_fields(read: _FileRead) -> list[Setting]:
+    out: list[Setting] = []
+    for name in dict.fromkeys([*read.old_fields, *read.new_fields]):
+        old, new = read.old_fields.get(name), read.new_fields.get(name)
+        if old and new:
+            if old[0] != new[0]:
+                out.append(Setting("config field", name, "changed", read.path, old[0], new[0]))
+        elif old and old[1]:
+            out.append(Setting("config field", name, "removed", read.path, old[0]))
+        elif new and new[1]:
+            out.append(Setting("config field", name, "added", read.path, new=new[0]))
+    return out
+
+
+# -- YAML ------------------------------------------------------------------------------------
+
+
+def _segments(lines: list[str]) -> Iterator[tuple[int, list[str]]]:
+    """The fragment cut where it dedents below where it started, each piece dedented: YAML
+    depends on indentation, and a fragment that starts deep in a list and leaves it does not
+    parse as one document."""
+    start, base, item = 0, None, False
+    for row, line in enumerate(lines):
+        stripped = line.lstrip(" ")
+        if not stripped or stripped.startswith("#"):
+            continue
+        indent = len(line) - len(stripped)
+        is_item = stripped.startswith("- ") or stripped == "-"
+        if base is None:
+            base, item = indent, is_item
+        elif indent < base or (indent == base and is_item != item):
+            # A list that gives way to a key at its own level (`- a` then `commands:`) is
+            # valid in the file, under a key above the fragment, but not as a fragment.
+            yield start, [text[base:] for text in lines[start:row]]
+            start, base, item = row, indent, is_item
+    if base is not None:
+        yield start, [text[base:] for text in lines[start:]]
+
+
+_ITEM_KEYS = ("label", "name", "id")
+
+
+def _yaml_item_label(item: Node) -> str | None:
+    """A list item's `label:` or `name:` (how CI steps are told apart), if it has one."""
+    for child in item.named_children:
+        mapping = (
+            child.named_children[0] if child.type == "block_node" and child.named_children else None
+        )
+        if mapping is None or mapping.type != "block_mapping":
+            continue
+        for pair in mapping.named_children:
+            if _text(pair.child_by_field_name("key")) in _ITEM_KEYS:
+                return _squeeze(_text(pair.child_by_field_name("value")))
+    return None
+
+
+def _yaml_path(pair: Node) -> tuple[str, bool]:
+    """The pair's path as far as the hunk shows it (`steps > LoRA Test > commands`), and
+    whether it names a list item."""
+    key = _text(pair.child_by_field_name("key"))
+    parts = [key]
+    names_item = key in _ITEM_KEYS and pair.parent.parent.parent.type == "block_sequence_item"
+    p = pair.parent
+    while p is not None:
+        if p.type == "block_mapping_pair":
+            parts.append(_text(p.child_by_field_name("key")))
+        elif p.type == "block_sequence_item":
+            parts.append(_yaml_item_label(p) or "[]")
+        p = p.parent
+    return " > ".join(reversed(parts)), names_item
+
+
+def _read_yaml_side(side: _Side, grammar: _Grammar) -> dict[str, tuple[str, bool, bool]]:
+    """Each key's path: its scalar value ("" for a block), whether its line changed, and
+    whether it is a list item's label."""
+    out: dict[str, tuple[str, bool, bool]] = {}
+    for offset, lines in _segments(side.lines):
+        source = "\n".join(lines).encode("utf-8", "replace")
+        captures = _parse(grammar, source)
+        for pair in captures.get("pair", []):
+            path, names_item = _yaml_path(pair)
+            value = pair.child_by_field_name("value")
+            scalar = value is not None and value.type == "flow_node"
+            changed = pair.start_point.row + offset in side.changed
+            out[path] = (_squeeze(_text(value))[:80] if scalar else "", changed, names_item)
+        for item in captures.get("item", []):
+            # A scalar list item (a CI step's command) is known by its text under its key.
+            owner = item.parent
+            while owner is not None and owner.type != "block_mapping_pair":
+                owner = owner.parent
+            path = (
+                _yaml_path(owner)[0]
+                if owner is not None
+                else _key_above(side.lines, item.start_point.row + offset)
+            )
+            text = _squeeze(_text(item))[:120]
+            changed = item.start_point.row + offset in side.changed
+            out[f"{path}\0{text}"] = (text, changed, False)
+    return out
+
+
+def _key_above(lines: list[str], row: int) -> str:
+    keys = (_YAML_KEY.match(line) for line in reversed(lines[:row]))
+    return next((k.group(1) for k in keys if k), "")
+
+
+def _yaml_settings(f: ChangedFile, grammar: _Grammar, ci: bool) -> list[Setting]:
+    old: dict[str, tuple[str, bool, bool]] = {}
+    new: dict[str, tuple[str, bool, bool]] = {}
+    for hunk in parse_hunks(f.patch or ""):
+        old.update(_read_yaml_side(hunk.old, grammar))
+        new.update(_read_yaml_side(hunk.new, grammar))
+    out: list[Setting] = []
+    reported: list[str] = []  # keys added or removed whole: what is under them is not repeated
+    for path in dict.fromkeys([*old, *new]):
+        if any(path.startswith(r + " > ") for r in reported):
+            continue
+        o, n = old.get(path), new.get(path)
+        if o and n:
+            if o[0] != n[0] and (o[1] or n[1]):
+                out.append(Setting("YAML key", path, "changed", f.filename, o[0], n[0]))
+            continue
+        entry, change = (o, "removed") if o else (n, "added")
+        if entry is None or not entry[1]:
+            continue
+        if "\0" in path:
+            owner, text = path.split("\0")
+            out.append(Setting("YAML list item", owner, change, f.filename, new=text))
+        elif entry[2]:
+            item = path.rsplit(" > ", 1)[0]
+            out.append(Setting("CI step" if ci else "YAML item", item, change, f.filename))
+            reported.append(item)
+        else:
+            out.append(Setting("YAML key", path, change, f.filename))
+            reported.append(path)
+    return out
+
+
+# -- flags and environment variables ---------------------------------------------------------
+
+_ENV_READ = re.compile(
+    r"""os\.(?:environ\.get|getenv)\(\s*["']([A-Z][A-Z0-9_]+)["']"""
+    r"""|os\.environ\[\s*["']([A-Z][A-Z0-9_]+)["']\s*\](?!\s*=[^=])"""
+    r"""|\benvs\.(VLLM_[A-Z0-9_]+)|\bgetenv\(\s*"([A-Z][A-Z0-9_]+)\""""
+)
+_ENV_SET = re.compile(
+    r"""os\.environ\[\s*["']([A-Z][A-Z0-9_]+)["']\s*\]\s*=[^=]"""
+    r"""|(?:setenv|environ\.setdefault)\(\s*["']([A-Z][A-Z0-9_]+)["']"""
+)
+# The definitions in an `envs.py`: `"VLLM_FOO": lambda: ...` and `VLLM_FOO: bool = False`.
+_ENV_DEFINE = re.compile(
+    r"""^\s*(?:["'](VLLM_[A-Z0-9_]+)["']\s*:|(VLLM_[A-Z0-9_]+)\s*:\s*[\w\[])"""
+)
+_ENV_DEFAULT = re.compile(
+    r"""(?:getenv|environ\.get)\(\s*["']([A-Z][A-Z0-9_]+)["']\s*,\s*([^)]*)\)"""
+)
+_FLAG = re.compile(r"""["'](--[A-Za-z0-9][\w-]*)["']""")
+_FLAG_CALL = re.compile(r"add_argument\(|\boption\(|Option\(")
+_ENV_KINDS = (("environment variable", _ENV_DEFINE), ("environment variable read", _ENV_READ),
+              ("environment variable set", _ENV_SET))  # fmt: skip
+
+
+def _line_settings(side: _Side, path: str) -> Iterator[tuple[str, str, str]]:
+    """The flags and environment variables named on the side's changed lines, with the line
+    (or the default) that says what they are."""
+    envs_file = PurePosixPath(path).name == "envs.py"
+    for row in sorted(side.changed):
+        line = side.lines[row]
+        for kind, pattern in _ENV_KINDS:
+            if kind == "environment variable" and not envs_file:
+                continue
+            for m in pattern.finditer(line):
+                yield kind, next(g for g in m.groups() if g), line.strip()
+        for m in _ENV_DEFAULT.finditer(line):
+            yield "environment variable default", m.group(1), m.group(2).strip()
+        flags = _FLAG.findall(line)
+        if flags and any(_FLAG_CALL.search(side.lines[r]) for r in range(max(0, row - 3), row + 1)):
+            for flag in flags:
+                yield "CLI flag", flag, ""
+
+
+def _settings_added_removed(reads: list[tuple[str, _Hunk]]) -> list[Setting]:
+    """Flags and variables that the PR's added lines name and its removed lines do not (added),
+    or the reverse; one named on both sides only moved."""
+    plus: dict[tuple[str, str], tuple[str, str]] = {}
+    minus: dict[tuple[str, str], tuple[str, str]] = {}
+    for path, hunk in reads:
+        for kind, name, text in _line_settings(hunk.new, path):
+            plus.setdefault((kind, name), (path, text))
+        for kind, name, text in _line_settings(hunk.old, path):
+            minus.setdefault((kind, name), (path, text))
+    out: list[Setting] = []
+    for (kind, name), (path, text) in plus.items():
+        if (kind, name) not in minus:
+            if kind != "environment variable default":
+                out.append(Setting(kind, name, "added", path))
+        elif kind in _CHANGEABLE and minus[(kind, name)][1] != text:
+            out.append(Setting(kind, name, "changed", path, minus[(kind, name)][1], text))
+    out += [
+        Setting(k, n, "removed", path)
+        for (k, n), (path, _) in minus.items()
+        if (k, n) not in plus and k != "environment variable default"
+    ]
+    return out
+
+
+# A variable's definition line in `envs.py` and its `getenv` default say what changed about it.
+_CHANGEABLE = ("environment variable", "environment variable default")
+
+
+# -- moves -----------------------------------------------------------------------------------
+
+
+def _move_key(d: Definition) -> tuple[str, str]:
+    # A method or declaration keeps its full name (`forward` alone says nothing); a function or
+    # class moved to another module is known by its own name.
+    if d.kind in ("method", "declaration"):
+        return d.kind, d.name
+    return d.kind, re.split(r"\.|::", d.name)[-1]
+
+
+def _moves(defs: list[Definition]) -> tuple[list[Definition], list[Move]]:
+    """Definitions removed in one place and added in another become moves."""
+    added: dict[tuple[str, str], list[Definition]] = {}
+    for d in defs:
+        if d.change == "added":
+            added.setdefault(_move_key(d), []).append(d)
+    moves: list[Move] = []
+    paired: set[int] = set()
+    for d in defs:
+        if d.change != "removed" or not added.get(_move_key(d)):
+            continue
+        to = added[_move_key(d)].pop(0)
+        moves.append(Move(d.kind, d.name, d.file, to.name, to.file))
+        paired.update((id(d), id(to)))
+    return [d for d in defs if id(d) not in paired], moves
+
+
+# -- the PR ----------------------------------------------------------------------------------
+
+
+def _grammar_for(f: ChangedFile, kind: str) -> _Grammar | None:
+    name = _SUFFIXES.get(PurePosixPath(f.filename).suffix.lower())
+    return _grammar(name) if name and kind != "docs" else None
+
+
+def extract_facts(pr: PullRequest) -> ChangeFacts:
+    """The facts the PR's diff shows, exactly: see the module's docstring."""
+    from summarizer.diff_budget import rank_files  # noqa: PLC0415 (kept next to its one use)
+
+    defs: list[Definition] = []
+    sigs: list[SignatureChange] = []
+    settings: list[Setting] = []
+    deletions: list[Deletion] = []
+    lines: list[tuple[str, _Hunk]] = []
+    budget, unread = TOTAL_CHARS, 0
+    for f in rank_files(pr.files):
+        kind = file_kind(f)
+        if kind in _UNREAD or kind == "docs" or not f.patch:
+            continue
+        if budget <= 0:
+            unread += 1
+            continue
+        budget -= min(len(f.patch), PATCH_CHARS)
+        grammar = _grammar_for(f, kind)
+        if grammar is not None and grammar.name == "yaml":
+            # Its keys and list items say what a deletion-only hunk would.
+            settings += _yaml_settings(f, grammar, ci=kind == "CI")
+            continue
+        read = _read_file(f, grammar)
+        found, changed = _definitions(read)
+        defs += found
+        sigs += changed
+        settings += _config_fields(read)
+        deletions += read.deletions if f.status != "removed" else []
+        lines += [(f.filename, h) for h in parse_hunks(f.patch)]
+    defs, moves = _moves(defs)
+    settings += _settings_added_removed(lines)
+    return ChangeFacts(
+        definitions=tuple(defs),
+        signatures=tuple(sigs),
+        moves=tuple(moves),
+        settings=tuple(settings),
+        files=_file_changes(pr.files),
+        deletions=tuple(deletions),
+        kinds=_kind_counts(pr.files),
+        files_total=max(pr.changed_files or 0, len(pr.files)),
+        files_unread=unread,
+    )
+
+
+# -- the block the model reads ---------------------------------------------------------------
+
+
+def _code(text: str, limit: int = 100) -> str:
+    """Text shown in backticks: one line, no backtick of its own, cut at `limit`."""
+    text = _squeeze(text).replace("`", "'")
+    return f"`{text if len(text) <= limit else text[: limit - 1] + '…'}`"
+
+
+@dataclass(frozen=True)
+class _Line:
+    text: str
+    facts: int  # how many facts the line states
+
+
+def _grouped(verb: str, defs: list[Definition], cap: int = 6) -> Iterator[_Line]:
+    """One line per file: `Removed: function `a`, method `B.c` (path)`."""
+    by_file: dict[str, list[Definition]] = {}
+    for d in defs:
+        by_file.setdefault(d.file, []).append(d)
+    for path, items in by_file.items():
+        shown = ", ".join(f"{d.kind} {_code(d.name)}" for d in items[:cap])
+        more = f" and {len(items) - cap} more" if len(items) > cap else ""
+        yield _Line(f"{verb}: {shown}{more} ({path})", len(items))
+
+
+def _signature_line(s: SignatureChange) -> _Line:
+    old, new = f"{s.name}{s.old}", f"{s.name}{s.new}"
+    if len(old) + len(new) <= 160:
+        return _Line(f"Signature changed: {_code(old, 120)} -> {_code(new, 120)} ({s.file})", 1)
+    parts = (
+        [f"parameters removed {', '.join(_code(p, 60) for p in s.removed_params)}"]
+        if s.removed_params
+        else []
+    )
+    if s.added_params:
+        parts.append(f"parameters added {', '.join(_code(p, 60) for p in s.added_params)}")
+    said = "; ".join(parts) or f"now {_code(s.new, 120)}"
+    return _Line(f"Signature changed: {_code(s.name)}: {said} ({s.file})", 1)
+
+
+_SETTING_VERBS = {
+    ("environment variable read", "added"): "Environment variable newly read",
+    ("environment variable read", "removed"): "Environment variable no longer read",
+    ("environment variable set", "added"): "Environment variable newly set",
+    ("environment variable set", "removed"): "Environment variable no longer set",
+}
+
+
+def _setting_line(s: Setting) -> _Line:
+    verb = _SETTING_VERBS.get((s.kind, s.change), f"{s.kind[0].upper()}{s.kind[1:]} {s.change}")
+    if s.change == "changed":
+        return _Line(
+            f"{verb}: {_code(s.name)}: {_code(s.old, 60)} -> {_code(s.new, 60)} ({s.file})", 1
+        )
+    if s.kind == "YAML list item":
+        under = f" under {_code(s.name)}" if s.name else ""
+        return _Line(f"{verb}{under}: {_code(s.new or s.old, 100)} ({s.file})", 1)
+    value = f" {_code(s.new or s.old, 80)}" if s.kind == "config field" else ""
+    return _Line(f"{verb}: {_code(s.name)}{value} ({s.file})", 1)
+
+
+def _file_lines(files: tuple[FileChange, ...], cap: int = 5) -> Iterator[_Line]:
+    for change in ("renamed", "moved"):
+        for f in (f for f in files if f.change == change):
+            yield _Line(f"File {change}: {f.previous} -> {f.file}", 1)
+    for change in ("added", "removed"):
+        paths = [f.file for f in files if f.change == change]
+        if paths:
+            more = f" and {len(paths) - cap} more" if len(paths) > cap else ""
+            yield _Line(f"Files {change}: {', '.join(paths[:cap])}{more}", len(paths))
+
+
+def _deletion_lines(deletions: tuple[Deletion, ...]) -> Iterator[_Line]:
+    """Removing the same one line in many places (a keyword argument from five calls) is one
+    fact, said once with its places."""
+    verb = "Removed with nothing added in their place"
+    single: dict[str, list[Deletion]] = {}
+    for d in deletions:
+        if d.lines == 1 and d.text:
+            single.setdefault(d.text, []).append(d)
+            continue
+        where = f" in {_code(d.enclosing)}" if d.enclosing else ""
+        first = f", starting {_code(d.text, 60)}" if d.text else ""
+        yield _Line(f"{verb}: {d.lines} lines{where}{first} ({d.file})", 1)
+    for text, places in single.items():
+        where = ", ".join(
+            f"{_code(d.enclosing)} ({d.file})" if d.enclosing else d.file for d in places[:5]
+        )
+        more = f" and {len(places) - 5} more" if len(places) > 5 else ""
+        count = f" in {len(places)} places:" if len(places) > 1 else " in"
+        yield _Line(f"{verb}: {_code(text, 80)}{count} {where}{more}", len(places))
+
+
+def _kinds_line(facts: ChangeFacts) -> str:
+    counts = ", ".join(f"{k.files} {k.kind}" for k in facts.kinds) or "none"
+    listed = sum(k.files for k in facts.kinds)
+    total = (
+        f" (GitHub listed {listed} of {facts.files_total})" if facts.files_total > listed else ""
+    )
+    unread = f"; {facts.files_unread} not read" if facts.files_unread else ""
+    return f"Files: {counts}{total}{unread}"
+
+
+def _lines(facts: ChangeFacts) -> Iterator[_Line]:
+    with_signature = {(s.file, s.name) for s in facts.signatures}
+    yield from _grouped("Removed", facts.of("removed"))
+    yield from _grouped("Added", facts.of("added"))
+    yield from (_signature_line(s) for s in facts.signatures)
+    for m in facts.moves:
+        to = f" as {_code(m.new_name)}" if m.new_name != m.old_name else ""
+        yield _Line(f"Moved: {m.kind} {_code(m.old_name)} from {m.old_file} to {m.new_file}{to}", 1)
+    changed = [d for d in facts.of("changed") if (d.file, d.name) not in with_signature]
+    yield from _grouped("Changed code in", changed)
+    yield from (_setting_line(s) for s in facts.settings)
+    yield from _file_lines(facts.files)
+    yield from _deletion_lines(facts.deletions)
+
+
+def render_facts(facts: ChangeFacts, max_chars: int = 1500) -> str:
+    """The "Change facts" block: one fact a line, the most telling first, within `max_chars`
+    (the file-kind line is always kept: it is what says a PR only touches tests)."""
+    last = _kinds_line(facts)
+    budget = max_chars - len(last) - 1
+    shown: list[str] = []
+    left = 0
+    for line in _lines(facts):
+        if left or len(line.text) + 1 > budget - 20:  # room kept for "… and N more"
+            left += line.facts
+            continue
+        shown.append(line.text)
+        budget -= len(line.text) + 1
+    if left:
+        shown.append(f"… and {left} more")
+    return "\n".join([*shown, last])
+
+
+# -- storage ---------------------------------------------------------------------------------
+
+_ITEMS = {
+    "definitions": Definition, "signatures": SignatureChange, "moves": Move, "settings": Setting,
+    "files": FileChange, "deletions": Deletion, "kinds": KindCount,
+}  # fmt: skip
+
+
+def facts_to_json(facts: ChangeFacts) -> dict[str, Any]:
+    return asdict(facts)
+
+
+def facts_from_json(data: dict[str, Any]) -> ChangeFacts:
+    """The facts as `facts_to_json` wrote them; fields a newer version added are ignored and
+    missing ones take their defaults, so stored facts outlive changes to this module."""
+    values: dict[str, Any] = {}
+    for name, item in _ITEMS.items():
+        known = set(item.__dataclass_fields__)
+        values[name] = tuple(
+            item(
+                **{k: tuple(v) if isinstance(v, list) else v for k, v in row.items() if k in known}
+            )
+            for row in data.get(name, ())
+        )
+    for name in ("files_total", "files_unread"):
+        values[name] = int(data.get(name, 0))
+    return ChangeFacts(**values)
