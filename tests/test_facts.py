@@ -1,0 +1,499 @@
+"""The change facts: what code reads off a PR's diff, exactly, before the model reads any of it."""
+
+from __future__ import annotations
+
+import re
+
+from bot.core.models import ChangedFile, PullRequest
+from summarizer.facts import (
+    ChangeFacts,
+    Definition,
+    Deletion,
+    Move,
+    Setting,
+    SignatureChange,
+    extract_facts,
+    facts_from_json,
+    facts_to_json,
+    render_facts,
+)
+
+
+def pr_of(*files: ChangedFile, changed_files: int | None = None) -> PullRequest:
+    return PullRequest(
+        repo="acme/engine",
+        number=7,
+        title="A change",
+        url="https://github.com/acme/engine/pull/7",
+        author="dev",
+        state="merged",
+        files=files,
+        changed_files=changed_files,
+    )
+
+
+def changed(filename: str, patch: str, status: str = "modified", **kw: object) -> ChangedFile:
+    # The patches below are written with their blank context lines empty; GitHub's carry a space.
+    patch = re.sub(r"(?m)^$", " ", patch.rstrip("\n")) + "\n"
+    plus = sum(1 for line in patch.splitlines() if line.startswith("+"))
+    minus = sum(1 for line in patch.splitlines() if line.startswith("-"))
+    return ChangedFile(filename, status, plus, minus, patch, **kw)  # type: ignore[arg-type]
+
+
+def defs(facts: ChangeFacts, change: str) -> set[str]:
+    return {d.name for d in facts.of(change)}
+
+
+# -- Python ----------------------------------------------------------------------------------
+
+PY_PATCH = """\
+@@ -10,12 +10,8 @@ import torch
+
+
+-def _get_block_n(num_slices: int) -> int:
+-    return max(64, 128 // num_slices)
+-
+-
+ def get_lora_op_configs(op_type: str):
+     default = {
+         "block_m": 64,
+@@ -40,6 +36,11 @@ def get_lora_op_configs(op_type: str):
+     return default
+
+
++def clear_config_cache() -> None:
++    _CACHE.clear()
++
++
+ class FusedMoE(nn.Module):
+     def __init__(self, hidden: int):
+         super().__init__()
+@@ -60,7 +61,7 @@ class FusedMoE(nn.Module):
+         self.hidden = hidden
+
+-    def forward(self, x):
++    def forward(self, x, scale=None):
+         y = self.gate(x)
+         return y
+"""
+
+
+def test_a_python_function_added_one_removed_and_a_method_signature_changed() -> None:
+    facts = extract_facts(pr_of(changed("engine/lora/utils.py", PY_PATCH)))
+
+    assert (
+        Definition("engine/lora/utils.py", "_get_block_n", "function", "removed")
+        in facts.definitions
+    )
+    assert (
+        Definition("engine/lora/utils.py", "clear_config_cache", "function", "added")
+        in facts.definitions
+    )
+    assert facts.signatures == (
+        SignatureChange(
+            "engine/lora/utils.py", "FusedMoE.forward", "method", "(self, x)", "(self, x, scale=None)",
+            removed_params=(), added_params=("scale=None",),
+        ),
+    )  # fmt: skip
+    # Context lines are not changes: `get_lora_op_configs` and `FusedMoE.__init__` are only shown.
+    assert "get_lora_op_configs" not in defs(facts, "changed")
+    assert "FusedMoE.__init__" not in defs(facts, "changed")
+
+    block = render_facts(facts)
+    assert "Removed: function `_get_block_n` (engine/lora/utils.py)" in block
+    assert "Added: function `clear_config_cache` (engine/lora/utils.py)" in block
+    assert (
+        "Signature changed: `FusedMoE.forward(self, x)` -> `FusedMoE.forward(self, x, scale=None)`"
+        in block
+    )
+    assert block.splitlines()[-1] == "Files: 1 source"
+
+
+def test_a_change_inside_a_method_names_the_class_from_the_hunk_header() -> None:
+    # git's hunk header holds the nearest line at column 0 above the hunk: the class, not the
+    # method. The facts say only what that shows.
+    patch = """\
+@@ -120,7 +120,7 @@ class Scheduler:
+         budget = self.max_tokens
+         for request in self.waiting:
+-            if request.tokens > budget:
++            if request.tokens >= budget:
+                 break
+             budget -= request.tokens
+         return budget
+"""
+    facts = extract_facts(pr_of(changed("engine/core/scheduler.py", patch)))
+
+    assert facts.definitions == (
+        Definition("engine/core/scheduler.py", "Scheduler", "class", "changed"),
+    )
+    assert "Changed code in: class `Scheduler` (engine/core/scheduler.py)" in render_facts(facts)
+
+
+def dtype_call_site(start: int, owner: str) -> str:
+    return f"""\
+@@ -{start},7 +{start},6 @@ class {owner}(nn.Module):
+             hidden_size,
+             intermediate_size,
+             bias=False,
+-            dtype=config.dtype,
+             prefix=f"{{prefix}}.gate_up_proj",
+         )
+
+"""
+
+
+def test_a_keyword_argument_removed_from_five_call_sites_is_a_removal_not_an_addition() -> None:
+    owners = ["LlamaMLP", "QwenMLP", "MixtralMLP", "GemmaMLP", "PhiMLP"]
+    patch = "".join(dtype_call_site(100 * (i + 1), owner) for i, owner in enumerate(owners))
+    facts = extract_facts(pr_of(changed("engine/models/mlp.py", patch)))
+
+    assert len(facts.deletions) == 5
+    assert {d.text for d in facts.deletions} == {"dtype=config.dtype,"}
+    assert {d.enclosing for d in facts.deletions} == set(owners)
+    assert facts.of("added") == []
+    assert facts.settings == ()
+    block = render_facts(facts)
+    assert "config.dtype" not in block.replace("`dtype=config.dtype,`", "")
+    assert (
+        "Removed with nothing added in their place: `dtype=config.dtype,` in 5 places: "
+        "`LlamaMLP` (engine/models/mlp.py), `QwenMLP` (engine/models/mlp.py)"
+    ) in block
+    assert "Added" not in block
+
+
+def test_a_deletion_only_hunk_names_the_function_it_was_in() -> None:
+    patch = """\
+@@ -30,12 +30,7 @@ def schedule(queue, budget):
+     picked = []
+     while queue and budget > 0:
+         request = queue.pop()
+-        if request.aborted:
+-            log.debug("skipping aborted request %s", request.id)
+-            metrics.aborted += 1
+-            queue.release(request)
+-            continue
+         picked.append(request)
+         budget -= request.tokens
+     return picked
+"""
+    facts = extract_facts(pr_of(changed("engine/core/scheduler.py", patch)))
+
+    assert facts.deletions == (
+        Deletion("engine/core/scheduler.py", 5, "schedule", "if request.aborted:"),
+    )
+    assert (
+        "Removed with nothing added in their place: 5 lines in `schedule`, starting "
+        "`if request.aborted:` (engine/core/scheduler.py)"
+    ) in render_facts(facts)
+
+
+def test_a_function_moved_to_another_module_is_moved_not_added() -> None:
+    removed = """\
+@@ -1,9 +1,4 @@
+ import torch
+
+-
+-def choose_kernel(config):
+-    return KERNELS[config.name]
+-
+ KERNELS = {}
+"""
+    added = """\
+@@ -0,0 +1,5 @@
++import torch
++
++
++def choose_kernel(config):
++    return KERNELS[config.name]
+"""
+    facts = extract_facts(
+        pr_of(
+            changed("engine/quant/kernels/__init__.py", removed),
+            changed("engine/kernels/linear.py", added, status="added"),
+        )
+    )
+
+    assert facts.moves == (
+        Move("function", "choose_kernel", "engine/quant/kernels/__init__.py", "choose_kernel", "engine/kernels/linear.py"),
+    )  # fmt: skip
+    assert facts.of("added") == [] and facts.of("removed") == []
+    assert (
+        "Moved: function `choose_kernel` from engine/quant/kernels/__init__.py to engine/kernels/linear.py"
+        in render_facts(facts)
+    )
+
+
+def test_an_environment_variable_and_a_cli_flag_added() -> None:
+    envs = """\
+@@ -80,6 +80,9 @@ environment_variables: dict[str, Callable[[], Any]] = {
+     "ENGINE_LOGGING_LEVEL": lambda: os.getenv("ENGINE_LOGGING_LEVEL", "INFO"),
++    # Cap on the prefix cache, in blocks.
++    "ENGINE_PREFIX_CACHE_BLOCKS": lambda: int(os.getenv("ENGINE_PREFIX_CACHE_BLOCKS", "0")),
+     "ENGINE_TRACE": lambda: os.getenv("ENGINE_TRACE", "0"),
+ }
+"""
+    cli = """\
+@@ -200,6 +200,12 @@ def make_arg_parser(parser):
+         help="Port to listen on.",
+     )
++    parser.add_argument(
++        "--prefix-cache-blocks",
++        type=int,
++        default=0,
++        help="Cap on the prefix cache, in blocks.",
++    )
+     return parser
+"""
+    facts = extract_facts(pr_of(changed("engine/envs.py", envs), changed("engine/cli.py", cli)))
+
+    assert (
+        Setting(
+            "environment variable read", "ENGINE_PREFIX_CACHE_BLOCKS", "added", "engine/envs.py"
+        )
+        in facts.settings
+    )
+    assert Setting("CLI flag", "--prefix-cache-blocks", "added", "engine/cli.py") in facts.settings
+    # Context lines name other variables: they are not new.
+    assert all(s.name != "ENGINE_TRACE" for s in facts.settings)
+    block = render_facts(facts)
+    assert "Environment variable newly read: `ENGINE_PREFIX_CACHE_BLOCKS` (engine/envs.py)" in block
+    assert "CLI flag added: `--prefix-cache-blocks` (engine/cli.py)" in block
+
+
+def test_a_vllm_style_environment_variable_whose_default_changed() -> None:
+    envs = """\
+@@ -159,7 +159,7 @@ if TYPE_CHECKING:
+     VLLM_USE_FUSED_TOPK: bool = True
+-    VLLM_USE_FLASHINFER_GEMM: bool = False
++    VLLM_USE_FLASHINFER_GEMM: bool = True
+     VLLM_USE_FLASHINFER_MOE: bool = False
+"""
+    facts = extract_facts(pr_of(changed("vllm/envs.py", envs)))
+
+    assert facts.settings == (
+        Setting(
+            "environment variable", "VLLM_USE_FLASHINFER_GEMM", "changed", "vllm/envs.py",
+            "VLLM_USE_FLASHINFER_GEMM: bool = False", "VLLM_USE_FLASHINFER_GEMM: bool = True",
+        ),
+    )  # fmt: skip
+
+
+def test_a_config_field_added_and_one_whose_default_changed() -> None:
+    patch = """\
+@@ -40,7 +40,10 @@ class SchedulerConfig:
+     \"\"\"How requests are batched.\"\"\"
+
+-    max_num_seqs: int = 128
++    max_num_seqs: int = 256
++
++    async_scheduling: bool = False
++    \"\"\"Schedule the next step while this one runs.\"\"\"
+
+     policy: str = "fcfs"
+"""
+    facts = extract_facts(pr_of(changed("engine/config/scheduler.py", patch)))
+
+    assert Setting(
+        "config field", "SchedulerConfig.async_scheduling", "added", "engine/config/scheduler.py",
+        new="async_scheduling: bool = False",
+    ) in facts.settings  # fmt: skip
+    assert Setting(
+        "config field", "SchedulerConfig.max_num_seqs", "changed", "engine/config/scheduler.py",
+        "max_num_seqs: int = 128", "max_num_seqs: int = 256",
+    ) in facts.settings  # fmt: skip
+    assert all(s.name != "SchedulerConfig.policy" for s in facts.settings)
+
+
+# -- C++ and CUDA ----------------------------------------------------------------------------
+
+CUDA_PATCH = """\
+@@ -20,9 +20,22 @@ namespace engine {
+
+-template <typename T>
+-void launch_topk(const T* logits, int* out, int n, cudaStream_t stream) {
++template <typename T, int kTopK>
++void launch_topk(const T* logits, int* out, int n, int k, cudaStream_t stream) {
+   dim3 grid(n);
+   topk_kernel<T><<<grid, 128, 0, stream>>>(logits, out, n);
+ }
+
++template <typename T>
++__global__ void router_gemm_kernel(T* out, const T* mat_a, const T* mat_b,
++                                   int num_tokens) {
++  int row = blockIdx.x;
++  if (row >= num_tokens) return;
++  out[row] = mat_a[row] * mat_b[row];
++}
++
+ }  // namespace engine
+"""
+
+
+def test_a_cuda_kernel_added_and_a_template_function_signature_changed() -> None:
+    facts = extract_facts(pr_of(changed("csrc/moe/router_gemm.cu", CUDA_PATCH)))
+
+    assert (
+        Definition("csrc/moe/router_gemm.cu", "router_gemm_kernel", "kernel", "added")
+        in facts.definitions
+    )
+    (sig,) = facts.signatures
+    assert sig.name == "launch_topk"
+    assert sig.old == "<typename T>(const T* logits, int* out, int n, cudaStream_t stream)"
+    assert (
+        sig.new
+        == "<typename T, int kTopK>(const T* logits, int* out, int n, int k, cudaStream_t stream)"
+    )
+    assert sig.added_params == ("int k",)
+    block = render_facts(facts)
+    assert "Added: kernel `router_gemm_kernel` (csrc/moe/router_gemm.cu)" in block
+    assert "Signature changed: `launch_topk`" in block and "`int k`" in block
+
+
+def test_a_cpp_method_body_change_inside_a_struct() -> None:
+    patch = """\
+@@ -5,8 +5,8 @@
+ struct BlockTable {
+   int num_blocks;
+   void append(int block) {
+-    blocks_[num_blocks++] = block;
++    blocks_.push_back(block);
+   }
+ };
+"""
+    facts = extract_facts(pr_of(changed("csrc/block_table.h", patch)))
+
+    assert facts.definitions == (
+        Definition("csrc/block_table.h", "BlockTable::append", "method", "changed"),
+    )
+
+
+# -- YAML ------------------------------------------------------------------------------------
+
+CI_PATCH = """\
+@@ -100,12 +100,19 @@ steps:
+   commands:
+   - pytest -v -s tracing
+
++- label: LoRA Test %N # 20min
++  timeout_in_minutes: 30
++  source_file_dependencies:
++  - engine/lora
++  commands:
++  - pytest -v -s lora
++
+ - label: Basic Correctness Test
+   timeout_in_minutes: 30
+-  soft_fail: true
+   commands:
+-  - pip install opentelemetry-sdk
+   - pytest -v -s basic_correctness
+"""
+
+
+def test_a_ci_step_added_and_a_key_and_a_command_removed() -> None:
+    facts = extract_facts(pr_of(changed(".buildkite/test-pipeline.yaml", CI_PATCH)))
+    path = ".buildkite/test-pipeline.yaml"
+
+    assert Setting("CI step", "LoRA Test %N", "added", path) in facts.settings
+    assert (
+        Setting("YAML key", "Basic Correctness Test > soft_fail", "removed", path) in facts.settings
+    )
+    assert (
+        Setting(
+            "YAML list item",
+            "Basic Correctness Test > commands",
+            "removed",
+            path,
+            new="pip install opentelemetry-sdk",
+        )
+        in facts.settings
+    )
+    # What is inside the new step is not repeated, and unchanged keys are not facts.
+    assert not any("timeout_in_minutes" in s.name for s in facts.settings)
+    block = render_facts(facts)
+    assert "CI step added: `LoRA Test %N` (.buildkite/test-pipeline.yaml)" in block
+    assert block.splitlines()[-1] == "Files: 1 CI"
+
+
+# -- files -----------------------------------------------------------------------------------
+
+
+def test_renamed_moved_added_and_removed_files_and_their_kinds() -> None:
+    facts = extract_facts(
+        pr_of(
+            ChangedFile(
+                "engine/attn/backend_v2.py", "renamed", previous_filename="engine/attn/backend.py"
+            ),
+            ChangedFile(
+                "engine/kernels/attn.py", "renamed", previous_filename="engine/ops/attn.py"
+            ),
+            changed(
+                "tests/test_attn.py", "@@ -0,0 +1 @@\n+def test_attn(): pass\n", status="added"
+            ),
+            ChangedFile("docs/attn.md", "removed", 0, 40, None),
+            changed("requirements/cuda.txt", "@@ -1 +1 @@\n-torch==2.5\n+torch==2.6\n"),
+        )
+    )
+
+    block = render_facts(facts)
+    assert "File renamed: engine/attn/backend.py -> engine/attn/backend_v2.py" in block
+    assert "File moved: engine/ops/attn.py -> engine/kernels/attn.py" in block
+    assert "Files added: tests/test_attn.py" in block
+    assert "Files removed: docs/attn.md" in block
+    assert block.splitlines()[-1] == "Files: 2 source, 1 build, 1 tests, 1 docs"
+
+
+def test_a_pr_of_3000_files_is_read_within_bounds_and_says_what_github_left_out() -> None:
+    patch = """\
+@@ -1,6 +1,7 @@ class Layer{i}:
+     def forward(self, x):
+-        return x
++        y = x * 2
++        return y
+"""
+    files = [changed(f"engine/layers/layer_{i}.py", patch.format(i=i)) for i in range(2990)]
+    files += [ChangedFile(f"assets/img_{i}.png", "added") for i in range(5)]
+    files += [changed(f"vendor/lib_{i}/x.py", patch.format(i=i)) for i in range(5)]
+    facts = extract_facts(pr_of(*files, changed_files=4210))
+
+    assert len(facts.definitions) <= 2990
+    block = render_facts(facts, max_chars=1500)
+    assert len(block) <= 1500
+    assert block.splitlines()[-2].startswith("… and ")
+    assert block.splitlines()[-1].startswith(
+        "Files: 2990 source, 5 vendored, 5 binary (GitHub listed 3000 of 4210)"
+    )
+
+
+# -- the block and its storage ---------------------------------------------------------------
+
+
+def test_the_block_puts_definitions_first_and_cuts_with_a_count() -> None:
+    facts = ChangeFacts(
+        definitions=tuple(
+            Definition(f"engine/m{i}.py", f"f{i}", "function", "added") for i in range(50)
+        ),
+        deletions=(Deletion("engine/a.py", 3, "g", "x = 1"),),
+        settings=(Setting("CLI flag", "--fast", "added", "engine/cli.py"),),
+    )
+    block = render_facts(facts, max_chars=400).splitlines()
+
+    assert block[0] == "Added: function `f0` (engine/m0.py)"
+    assert block[-2] == f"… and {50 + 2 - (len(block) - 2)} more"
+    assert block[-1] == "Files: none"
+    assert sum(len(line) + 1 for line in block) - 1 <= 400
+
+
+def test_the_facts_survive_a_round_trip_through_json() -> None:
+    facts = extract_facts(
+        pr_of(
+            changed("engine/lora/utils.py", PY_PATCH),
+            changed("csrc/moe/router_gemm.cu", CUDA_PATCH),
+            changed(".buildkite/test-pipeline.yaml", CI_PATCH),
+            ChangedFile("engine/b.py", "renamed", previous_filename="engine/a.py"),
+        )
+    )
+
+    assert facts_from_json(facts_to_json(facts)) == facts
+    assert facts_from_json({}) == ChangeFacts()
