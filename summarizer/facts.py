@@ -956,9 +956,19 @@ def _grouped(verb: str, defs: list[Definition], cap: int = 6) -> Iterator[_Line]
     for d in defs:
         by_file.setdefault(d.file, []).append(d)
     for path, items in by_file.items():
-        shown = ", ".join(f"{d.kind} {_code(d.name)}" for d in items[:cap])
-        more = f" and {len(items) - cap} more" if len(items) > cap else ""
-        yield _Line(f"{verb}: {shown}{more} ({path})", len(items))
+        # What is inside a class or function added (or removed) whole goes with it.
+        outer = [d for d in items if not any(d.name.startswith(o.name + ".") for o in items)]
+        inner = {o.name: [d for d in items if d.name.startswith(o.name + ".")] for o in outer}
+        said = [f"{d.kind} {_code(d.name)}{_inside(inner[d.name])}" for d in outer[:cap]]
+        more = f" and {len(outer) - cap} more" if len(outer) > cap else ""
+        yield _Line(f"{verb}: {', '.join(said)}{more} ({path})", len(items))
+
+
+def _inside(inner: list[Definition], cap: int = 4) -> str:
+    if not inner:
+        return ""
+    names = ", ".join(_code(d.name.rsplit(".", 1)[-1]) for d in inner[:cap])
+    return f" (with {names}{' and more' if len(inner) > cap else ''})"
 
 
 def _signature_line(s: SignatureChange) -> _Line:
@@ -1012,21 +1022,18 @@ def _deletion_lines(deletions: tuple[Deletion, ...]) -> Iterator[_Line]:
     """Removing the same one line in many places (a keyword argument from five calls) is one
     fact, said once with its places."""
     verb = "Removed with nothing added in their place"
-    single: dict[str, list[Deletion]] = {}
+    same: dict[tuple[int, str | None], list[Deletion]] = {}
     for d in deletions:
-        if d.lines == 1 and d.text:
-            single.setdefault(d.text, []).append(d)
-            continue
-        where = f" in {_code(d.enclosing)}" if d.enclosing else ""
-        first = f", starting {_code(d.text, 60)}" if d.text else ""
-        yield _Line(f"{verb}: {d.lines} lines{where}{first} ({d.file})", 1)
-    for text, places in single.items():
+        same.setdefault((d.lines, d.text), []).append(d)
+    for (lines, text), places in same.items():
+        what = _code(text or "", 80) if lines == 1 else f"{lines} lines"
+        first = f" starting {_code(text, 60)}" if lines > 1 and text else ""
         where = ", ".join(
             f"{_code(d.enclosing)} ({d.file})" if d.enclosing else d.file for d in places[:5]
         )
         more = f" and {len(places) - 5} more" if len(places) > 5 else ""
         count = f" in {len(places)} places:" if len(places) > 1 else " in"
-        yield _Line(f"{verb}: {_code(text, 80)}{count} {where}{more}", len(places))
+        yield _Line(f"{verb}: {what}{first}{count} {where}{more}", len(places))
 
 
 def _kinds_line(facts: ChangeFacts) -> str:

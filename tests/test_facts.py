@@ -183,8 +183,8 @@ def test_a_deletion_only_hunk_names_the_function_it_was_in() -> None:
         Deletion("engine/core/scheduler.py", 5, "schedule", "if request.aborted:"),
     )
     assert (
-        "Removed with nothing added in their place: 5 lines in `schedule`, starting "
-        "`if request.aborted:` (engine/core/scheduler.py)"
+        "Removed with nothing added in their place: 5 lines starting `if request.aborted:` "
+        "in `schedule` (engine/core/scheduler.py)"
     ) in render_facts(facts)
 
 
@@ -303,6 +303,29 @@ def test_a_config_field_added_and_one_whose_default_changed() -> None:
         "max_num_seqs: int = 128", "max_num_seqs: int = 256",
     ) in facts.settings  # fmt: skip
     assert all(s.name != "SchedulerConfig.policy" for s in facts.settings)
+
+
+def test_a_class_added_whole_is_one_fact_line_with_its_methods() -> None:
+    patch = """\
+@@ -0,0 +1,9 @@
++class TimingContext:
++    def __init__(self):
++        self.stages = {}
++
++    def record(self, stage, secs):
++        self.stages[stage] = secs
++
++    def total_secs(self):
++        return sum(self.stages.values())
+"""
+    facts = extract_facts(pr_of(changed("engine/timing.py", patch, status="added")))
+
+    assert defs(facts, "added") == {
+        "TimingContext", "TimingContext.__init__", "TimingContext.record", "TimingContext.total_secs"
+    }  # fmt: skip
+    assert render_facts(facts).splitlines()[0] == (
+        "Added: class `TimingContext` (with `__init__`, `record`, `total_secs`) (engine/timing.py)"
+    )
 
 
 # -- C++ and CUDA ----------------------------------------------------------------------------
