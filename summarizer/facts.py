@@ -154,16 +154,24 @@ class _Hunk:
 def parse_hunks(patch: str) -> list[_Hunk]:
     """The hunks of a unified diff (GitHub's `patch`, from its first `@@`)."""
     hunks: list[_Hunk] = []
+    last_line_only: str | None = None  # a last line removed only to add its newline back
     for line in patch[:PATCH_CHARS].splitlines():
         head = _HUNK.match(line)
         if head:
             hunks.append(_Hunk(head.group(1).strip()))
-        elif not hunks or line.startswith("\\"):
-            continue  # "\ No newline at end of file"
+        elif not hunks:
+            continue
+        elif line.startswith("\\"):  # "\ No newline at end of file"
+            old = hunks[-1].old
+            if old.lines and len(old.lines) - 1 in old.changed:
+                last_line_only = old.lines[-1]
         elif line.startswith("-"):
             hunks[-1].old.add(line[1:], True)
         elif line.startswith("+"):
-            hunks[-1].new.add(line[1:], True)
+            if line[1:] == last_line_only:
+                hunks[-1].old.changed.discard(len(hunks[-1].old.lines) - 1)
+            hunks[-1].new.add(line[1:], line[1:] != last_line_only)
+            last_line_only = None
         else:
             hunks[-1].old.add(line[1:], False)
             hunks[-1].new.add(line[1:], False)

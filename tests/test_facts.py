@@ -520,3 +520,20 @@ def test_the_facts_survive_a_round_trip_through_json() -> None:
 
     assert facts_from_json(facts_to_json(facts)) == facts
     assert facts_from_json({}) == ChangeFacts()
+
+
+def test_a_last_line_given_back_its_newline_is_not_a_change() -> None:
+    patch = """\
+@@ -55,4 +55,6 @@ bool moe_supported();
+ void shuffle_rows(const torch::Tensor& input,
+                   torch::Tensor& output);
+-int last_helper(int x);
+\\ No newline at end of file
++int last_helper(int x);
++void router_gemm(torch::Tensor& output);
+"""
+    facts = extract_facts(pr_of(changed("csrc/moe/moe_ops.h", patch)))
+
+    assert facts.definitions == (
+        Definition("csrc/moe/moe_ops.h", "router_gemm", "declaration", "added"),
+    )
