@@ -305,6 +305,9 @@ class DigestPoster:
         async with self._locks.setdefault(key, asyncio.Lock()):
             if not await self.store.aio.read(self.is_complete, channel, digest):
                 return 0  # the thread is still being posted: its resume comes first
+            identify = getattr(self.transport, "identify", None)
+            if identify is not None:  # links to the replies are built as the first post's were
+                await identify()
             summaries = {
                 e.pr.number: e.summary.id
                 for e in digest.thread_entries
