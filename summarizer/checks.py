@@ -100,8 +100,8 @@ def check_answer(
 ) -> list[Finding]:
     """Every finding, in the order of the answer's sections and sentences.
 
-    A TRIVIAL answer may call its risk low for a stated reason without naming code; a
-    SUBSTANTIAL one is held to naming what is at risk (see `_empty_risk`)."""
+    The type matters only to the risk check: a TRIVIAL answer may call its risk low for any
+    stated reason; a SUBSTANTIAL one not "as with any change" (see `_empty_risk`)."""
     evidence = _evidence(pr)
     findings: list[Finding] = []
     for field in FIELDS:
