@@ -193,9 +193,18 @@ def build_prompt(pr: PullRequest, budget: PromptBudget) -> BuiltPrompt:
     return BuiltPrompt(messages, selection, tokens, changed_files=pr.changed_files)
 
 
+GITHUB_LISTS_AT_MOST = 3000  # files of one PR; its `changed_files` counts them all
+
+
 def _files_heading(pr: PullRequest) -> str:
     """How many files changed, saying so when GitHub's listing stopped short of them all."""
     listed, total = len(pr.files), pr.changed_files
+    if total is None and listed >= GITHUB_LISTS_AT_MOST:
+        # Stored before GitHub's count was kept: whether the listing was cut is not known.
+        return (
+            f"Changed files ({listed:,} listed): GitHub lists at most {GITHUB_LISTS_AT_MOST:,} "
+            "files, so there may be more."
+        )
     if total is None or total <= listed:
         return f"Changed files ({listed:,}):"
     return (

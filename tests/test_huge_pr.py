@@ -299,3 +299,12 @@ def test_the_summarized_list_counts_files_by_directory_splitting_the_biggest():
     assert "- engine/* (3 files, +3/-0)" in text  # the files directly in engine/
     assert "- kernels/ (997 files, +997/-0)" in text
     assert "GitHub listed" not in text  # GitHub's count agrees with its listing
+
+
+def test_a_full_listing_stored_without_a_count_says_there_may_be_more():
+    files = [source(f"src/m{i}.py", 1) for i in range(3000)]
+    text = build_prompt(pr_of(files), PromptBudget()).messages[1]["content"]
+    assert (
+        "Changed files (3,000 listed): GitHub lists at most 3,000 files, so there may be more"
+        in text
+    )
