@@ -29,7 +29,7 @@ from bot.chat.revisions import RevisionService
 from bot.chat.styles import DigestStyles
 from bot.chat.subscribe import handle_subscription_command
 from bot.chat.tasks import Tasks, report
-from bot.core.errors import PRDigestError
+from bot.core.errors import PRDigestError, StorageError
 from bot.core.filters import parse_filter_args
 from bot.core.models import (
     DigestEntry,
@@ -231,13 +231,21 @@ class ChatCore:
     ) -> FlagOutcome | None:  # fmt: skip
         """A flag reaction: recorded, thanked once, re-checked, answered (see FlagLoop)."""
         flow = FlagAnswerFlow(self, room, answers)
-        return await room.flag_loop.added(flow, room.platform, channel, message_id, user, emoji)
+        try:
+            return await room.flag_loop.added(flow, room.platform, channel, message_id, user, emoji)
+        except StorageError as exc:  # a reaction has no one to answer: one log line
+            report(exc, "recording a flag")
+            return None
 
     async def flag_removed(
         self, room: ChatRoom, channel: str, message_id: str, user: str, emoji: str
     ) -> Flag | None:
         args = (room.platform, channel, message_id, user, emoji)
-        return await self.store.aio.write(self.flags.removed, *args)
+        try:
+            return await self.store.aio.write(self.flags.removed, *args)
+        except StorageError as exc:
+            report(exc, "withdrawing a flag")
+            return None
 
     async def resume(self, room: ChatRoom, answers: PlatformAnswers) -> int:
         """Post the corrections a stop cut off between saving a revision and posting it."""
