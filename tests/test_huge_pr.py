@@ -16,8 +16,11 @@ from datetime import datetime
 
 from sqlite_utils import Database
 
+from adapters.discord import render as discord_render
+from adapters.slack import render as slack_render
 from bot.app.compose import build_service
 from bot.core.models import ChangedFile, DigestEntry, PullRequest
+from bot.digest.render_markdown import render_entry
 from bot.store.migrations import migrations
 from bot.store.store import Store
 from summarizer.diff_budget import rank_files, select_diff
@@ -152,6 +155,20 @@ async def test_the_files_are_read_in_30_pages_of_100_and_stored_with_the_true_co
     stored = Store(env.db_path).get_pr(REPO, NUMBER)
     assert len(stored.files) == LISTED and stored.changed_files == CHANGED
     assert [f.filename for f in stored.files[:2]] == ["package-lock.json", "uv.lock"]
+
+
+async def test_every_surface_shows_the_true_count_and_says_the_listing_stops(env, github, llm):
+    github.add_pr(REPO, huge_pr())
+    entry = await summarize(env)
+
+    report = render_entry(entry, PACIFIC)
+    assert f"[Changed Files](https://github.com/{REPO}/pull/{NUMBER}/files) (4210):" in report
+    assert "  - … and 1210 more that GitHub does not list" in report
+    slack = json.dumps([m.blocks for m in slack_render.summary_messages(entry, PACIFIC)])
+    assert "4210 changed files" in slack
+    discord = discord_render.entry_messages(entry, PACIFIC)[0].embeds[0]
+    files = next(f["value"] for f in discord["fields"] if f["name"] == "Files")
+    assert files.startswith("[4210 changed files](") and files.endswith(" more")
 
 
 def test_the_fake_github_lists_files_as_github_does(github):

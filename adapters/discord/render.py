@@ -485,22 +485,22 @@ def _profile(entry: DigestEntry, login: str | None) -> str:
 
 
 def _files(entry: DigestEntry) -> str:
-    files = entry.pr.files
-    header = f"[{len(files)} changed file{'s' if len(files) != 1 else ''}]({entry.pr.files_url})"
+    files, count = entry.pr.files, entry.pr.files_count
+    header = f"[{count} changed file{'s' if count != 1 else ''}]({entry.pr.files_url})"
     lines = [header]
     used = text_length(header)
     shown = 0
     for f in files[:MAX_FILES_LISTED]:
         line = _inline_code(sanitize(clip(f.filename, 200)))
-        more = len(files) - shown - 1
+        more = count - shown - 1
         reserve = len(f"\n… and {more} more") if more else 0
         if used + 1 + text_length(line) + reserve > MAX_FIELD_VALUE:
             break
         lines.append(line)
         used += 1 + text_length(line)
         shown += 1
-    if shown < len(files):
-        lines.append(f"… and {len(files) - shown} more")
+    if shown < count:
+        lines.append(f"… and {count - shown} more")
     return "\n".join(lines)
 
 

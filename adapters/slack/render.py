@@ -238,7 +238,7 @@ def entry_blocks(
     if pr.is_merged:
         facts.append(f"merged by {_person(pr, pr.merged_by)}")
         facts.append(f"merged {merged_time(pr, tz)}")
-    facts.append(link(pr.files_url, _files_label(len(pr.files))))
+    facts.append(link(pr.files_url, _files_label(pr.files_count)))
     facts.append(f"`{_change_type(entry)}`")
     blocks = [section(head)]
     summary = entry.summary

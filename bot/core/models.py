@@ -161,6 +161,12 @@ class PullRequest:
         return (self.merge_commit_sha if self.is_merged else None) or self.head_sha
 
     @property
+    def files_count(self) -> int:
+        """How many files the PR changes: GitHub's count, which its file listing (at most
+        3,000) can fall short of."""
+        return max(self.changed_files or 0, len(self.files))
+
+    @property
     def files_url(self) -> str:
         return f"{self.url}/files"
 

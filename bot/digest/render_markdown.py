@@ -167,8 +167,10 @@ def render_entry(entry: DigestEntry, tz: tzinfo | None, *, index: int | None = N
         lines.append(f"- **Merged time:** {merged_time(pr, tz)}")
     change_type = entry.summary.change_type.value if entry.summary else UNKNOWN_TYPE
     lines.append(f"- **Type:** `{change_type}`")
-    lines.append(f"- **[Changed Files]({pr.files_url}) ({len(pr.files)}):**")
+    lines.append(f"- **[Changed Files]({pr.files_url}) ({pr.files_count}):**")
     lines.extend(f"  - {code_span(f.filename)}" for f in pr.files)
+    if pr.files_count > len(pr.files):
+        lines.append(f"  - … and {pr.files_count - len(pr.files)} more that GitHub does not list")
     lines += ["", "### Summary", ""]
     if entry.summary is None:
         lines += [f"Summary unavailable: {markdown_text(entry.error or 'unknown error')}", ""]
