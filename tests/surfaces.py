@@ -119,3 +119,29 @@ def embed_urls(messages) -> list[str]:
         embeds = message.get("embeds") if isinstance(message, dict) else message.embeds
         urls += [e["url"] for e in embeds or () if e.get("url")]
     return urls
+
+
+# -- Slack --------------------------------------------------------------------------------------
+
+SLACK_PINGS = re.compile(
+    r"<!(?:channel|here|everyone|subteam)|<@[UW][A-Z0-9]+(?:\|[^>]*)?>"
+    r"|(?<![\w\u200d])@(?:channel|here|everyone)\b",
+    re.I,
+)
+
+
+def slack_objects(message) -> list[dict]:
+    """Every text object of a Slack message: its notification text (as plain text), each
+    block's text, context elements and fields."""
+    objects = [{"type": "plain_text", "text": message.text}]
+    for block in message.blocks:
+        if isinstance(block.get("text"), dict):
+            objects.append(block["text"])
+        objects += [e for e in block.get("elements", []) if isinstance(e, dict)]
+        objects += [f for f in block.get("fields", []) if isinstance(f, dict)]
+    return objects
+
+
+def slack_text(message) -> str:
+    """All the text of a Slack message, one object a line."""
+    return "\n".join(obj.get("text") or "" for obj in slack_objects(message))

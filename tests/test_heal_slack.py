@@ -22,6 +22,7 @@ from bot.store.lease import Lease
 from tests.conftest import REPO, make_pr
 from tests.fakes.figures import figures
 from tests.fakes.slack import BotUnderTest, FakeSlack, Message
+from tests.surfaces import slack_text
 
 DAY = "2026-02-23"
 NEXT_DAY = "2026-02-24"
@@ -36,15 +37,6 @@ def settings(env, monkeypatch) -> Settings:
     return Settings.from_env(dotenv=False)
 
 
-def text_of(message: Message) -> str:
-    parts = [message.text]
-    for block in message.blocks:
-        if isinstance(block.get("text"), dict):
-            parts.append(block["text"]["text"])
-        parts.extend(e.get("text", "") for e in block.get("elements", []))
-    return "\n".join(parts)
-
-
 async def post_with_one_failure(settings, slack: FakeSlack, github, llm) -> BotUnderTest:
     """Two PRs merged on DAY; the model answers the first summary request with a 500."""
     github.add_prs(REPO, [make_pr(n, f"{DAY} 1{n}:00:00") for n in (1, 2)])
@@ -57,7 +49,7 @@ async def post_with_one_failure(settings, slack: FakeSlack, github, llm) -> BotU
 def thread(slack: FakeSlack) -> tuple[Message, Message, Message]:
     """(the parent, the reply without a summary, the other reply), as Slack shows them now."""
     parent, *replies = [m for m in slack.posted(CHANNEL) if m.ts]
-    failed = [m for m in replies if "Summary unavailable" in text_of(m)]
+    failed = [m for m in replies if "Summary unavailable" in slack_text(m)]
     assert len(replies) == 2 and len(failed) <= 1
     if not failed:  # healed: the reply once without a summary is the one edited
         (failed,) = [m for m in replies if m.edits]
@@ -69,8 +61,8 @@ def thread(slack: FakeSlack) -> tuple[Message, Message, Message]:
 
 def assert_failed_first(slack: FakeSlack) -> tuple[Message, Message]:
     parent, failed, _ = thread(slack)
-    assert "Summary unavailable" in text_of(failed)
-    assert "*1* without a summary" in text_of(parent)
+    assert "Summary unavailable" in slack_text(failed)
+    assert "*1* without a summary" in slack_text(parent)
     return parent, failed
 
 
@@ -79,13 +71,13 @@ def assert_healed(slack: FakeSlack, parent: Message, failed: Message, posted: in
     assert len(slack.posted(CHANNEL)) == posted
     reply = slack.message(CHANNEL, failed.ts)
     assert reply is not None and reply.thread_ts == parent.ts
-    assert "Summary unavailable" not in text_of(reply)
-    assert "*What changed and why*" in text_of(reply)
+    assert "Summary unavailable" not in slack_text(reply)
+    assert "*What changed and why*" in slack_text(reply)
     assert reply.metadata["event_payload"]["summary_id"]  # a flag on it counts for the summary
     assert len(slack.updated(CHANNEL, failed.ts)) == 1
     head = slack.message(CHANNEL, parent.ts)
-    assert head is not None and "without a summary" not in text_of(head)
-    assert "*2* merged" in text_of(head)
+    assert head is not None and "without a summary" not in slack_text(head)
+    assert "*2* merged" in slack_text(head)
 
 
 def make_scheduler(bot: BotUnderTest, *, clock=utcnow) -> DigestScheduler:
@@ -329,7 +321,7 @@ def test_killed_mid_heal_and_restarted_each_edit_happens_exactly_once(tmp_path):
         args = (slack.api_url, slack.bot_token)
         assert run_child("post", db, *args, slack=slack) == "done posted"
         parent, *replies = slack.posted(CHANNEL)
-        failed = [m for m in replies if "Summary unavailable" in text_of(m)]
+        failed = [m for m in replies if "Summary unavailable" in slack_text(m)]
         assert len(failed) == 2 and len(slack.updated(CHANNEL, parent.ts)) == 1  # its links
 
         store = Store(db)
@@ -348,10 +340,10 @@ def test_killed_mid_heal_and_restarted_each_edit_happens_exactly_once(tmp_path):
         for message in failed:
             assert len(slack.updated(CHANNEL, message.ts)) == 1  # exactly once
             healed = slack.message(CHANNEL, message.ts)
-            assert healed is not None and "Summary unavailable" not in text_of(healed)
+            assert healed is not None and "Summary unavailable" not in slack_text(healed)
         assert len(slack.updated(CHANNEL, parent.ts)) == 2  # its links, then its counts
         head = slack.message(CHANNEL, parent.ts)
-        assert head is not None and "without a summary" not in text_of(head)
+        assert head is not None and "without a summary" not in slack_text(head)
         assert len(slack.posted(CHANNEL)) == 1 + len(CRASH_PRS)  # nothing new posted
         order = [u.ts for u in slack.updated(CHANNEL)]
         assert order[-1] == parent.ts  # the replies first, then the parent

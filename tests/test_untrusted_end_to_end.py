@@ -16,7 +16,6 @@ import re
 from click.testing import CliRunner
 
 from bot.app.cli import cli
-from bot.core.settings import Settings
 from bot.core.untrusted import clean_line, is_login
 from tests.conftest import REPO, make_pr
 from tests.fakes.discord import running_bot
@@ -25,6 +24,7 @@ from tests.fakes.openai_api import default_responder, request_text
 from tests.fakes.slack import BotUnderTest
 from tests.hostile_corpus import ATTACKS
 from tests.surfaces import (
+    SLACK_PINGS,
     bad_characters,
     discord_links,
     discord_pings,
@@ -32,6 +32,7 @@ from tests.surfaces import (
     embed_urls,
     markdown_links,
     markdown_tags,
+    slack_objects,
 )
 
 DAY = "2026-02-23"
@@ -136,19 +137,10 @@ async def test_a_slack_digest_holds_against_hostile_prs_and_model(env, slack, gi
     assert len(posted) == 1 + len(prs)
     problems = []
     for message in posted:
-        objects = [{"type": "plain_text", "text": message.text}]
-        for block in message.blocks:
-            if isinstance(block.get("text"), dict):
-                objects.append(block["text"])
-            objects += [e for e in block.get("elements", []) if isinstance(e, dict)]
-        for obj in objects:
+        for obj in slack_objects(message):
             text = obj.get("text") or ""
             problems += bad_characters(text)
-            problems += re.findall(
-                r"<!(?:channel|here|everyone|subteam)|<@[UW]|(?<![\w\u200d])@(?:channel|here|everyone)\b",
-                text,
-                re.I,
-            )
+            problems += SLACK_PINGS.findall(text)
             links = re.findall(r"<([a-z][a-z0-9+.-]*:[^|>]*)(?:\|[^>]*)?>", text, re.I)
             problems += foreign([u.replace("&amp;", "&") for u in links], prs)
             if obj.get("type") == "mrkdwn" and not obj.get("verbatim"):
@@ -157,17 +149,10 @@ async def test_a_slack_digest_holds_against_hostile_prs_and_model(env, slack, gi
     assert "Summary unavailable" not in json.dumps([m.blocks for m in posted])
 
 
-async def test_a_discord_digest_holds_against_hostile_prs_and_model(
-    env, fake, github, llm, monkeypatch
-):
+async def test_a_discord_digest_holds_against_hostile_prs_and_model(fake, settings, github, llm):
     prs = hostile_prs()
     github.add_prs(REPO, prs)
     llm.responder = hostile_model
-    monkeypatch.setenv("DISCORD_BOT_TOKEN", fake.token)
-    monkeypatch.setenv("DISCORD_API_URL", fake.api_url)
-    monkeypatch.setenv("DISCORD_GATEWAY_URL", fake.gateway_url)
-    monkeypatch.setenv("PRDIGEST_DISCORD_GUILDS", fake.guild_id)
-    settings = Settings.from_env(dotenv=False)
     async with running_bot(fake, settings):
         interaction = fake.slash("digest", {"day": DAY})
         await fake.wait_for(lambda: interaction.finished, timeout=60, what="/digest")

@@ -50,6 +50,7 @@ from bot.digest.render_json import digest_json, entry_json
 from bot.digest.render_markdown import render_entry, render_report
 from tests.hostile_corpus import ATTACKS, KEEP, SOURCES, corpus
 from tests.surfaces import (
+    SLACK_PINGS,
     bad_characters,
     discord_links,
     discord_pings,
@@ -57,6 +58,7 @@ from tests.surfaces import (
     embed_urls,
     markdown_links,
     markdown_tags,
+    slack_objects,
 )
 
 REPO = "o/r"
@@ -190,13 +192,6 @@ def _pairs(value):
             yield from _pairs(v)
 
 
-SLACK_PINGS = re.compile(
-    r"<!(?:channel|here|everyone|subteam)|<@[UW][A-Z0-9]+(?:\|[^>]*)?>"
-    r"|(?<![\w\u200d])@(?:channel|here|everyone)\b",
-    re.I,
-)
-
-
 def slack_messages(day: Digest, source: str, payload: str) -> list:
     grouped = day.styled(trivial_style="grouped")
     hostile = day.entries[1]
@@ -216,7 +211,7 @@ def slack_messages(day: Digest, source: str, payload: str) -> list:
 def slack_problems(day: Digest, source: str, payload: str) -> list[str]:
     problems = []
     for message in slack_messages(day, source, payload):
-        for obj in _slack_objects(message):
+        for obj in slack_objects(message):
             text = obj.get("text") or ""
             problems += [f"character {c}" for c in bad_characters(text)]
             problems += [f"ping {p}" for p in SLACK_PINGS.findall(text) if p != f"<@{USER}>"]
@@ -226,16 +221,6 @@ def slack_problems(day: Digest, source: str, payload: str) -> list[str]:
             if obj.get("type") == "mrkdwn" and not obj.get("verbatim"):
                 problems.append("mrkdwn without verbatim: Slack would auto-link its URLs")
     return problems
-
-
-def _slack_objects(message) -> list[dict]:
-    objects = [{"type": "plain_text", "text": message.text}]
-    for block in message.blocks:
-        if isinstance(block.get("text"), dict):
-            objects.append(block["text"])
-        objects += [e for e in block.get("elements", []) if isinstance(e, dict)]
-        objects += [f for f in block.get("fields", []) if isinstance(f, dict)]
-    return objects
 
 
 def discord_messages(day: Digest, source: str, payload: str) -> list:
