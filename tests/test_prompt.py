@@ -81,7 +81,7 @@ def test_an_oversized_patch_is_cut_with_a_note_and_others_keep_their_share():
     by_name = {d.file.filename: d for d in selection.files}
     assert by_name["small.py"].note is None
     assert by_name["big.py"].note.startswith("cut to")
-    assert "more diff lines cut to fit the prompt budget" in by_name["big.py"].text
+    assert "more diff lines of this file not shown ...]" in by_name["big.py"].text
     assert selection.tokens <= 2000
 
 

@@ -242,6 +242,7 @@ class PRSummary:
     grounded_fraction: float = 1.0
     unverified: tuple[str, ...] = ()
     change_note: str | None = None  # for a revision: what changed, in one line
+    facts: str = ""  # the change facts code read from the diff and gave the model (JSON)
 
     def __post_init__(self) -> None:
         _set(self, unverified=tuple(clean_line(name) for name in self.unverified))

@@ -427,6 +427,7 @@ class DigestService:
                     usage=result.usage,
                     grounded_fraction=result.grounded_fraction,
                     unverified=result.unverified,
+                    facts=result.facts,
                 )
             )
             return DigestEntry(pr, summary)

@@ -22,6 +22,7 @@ class SummaryResult:
     usage: Usage = field(default_factory=Usage)
     grounded_fraction: float = 1.0  # share of named identifiers found in the PR
     unverified: tuple[str, ...] = ()  # names the model still used that the PR never mentions
+    facts: str = ""  # the change facts the model was given (JSON), stored with the summary
 
 
 @dataclass(frozen=True)

@@ -314,3 +314,10 @@ def m010_healing(db: Database) -> None:
         " WHERE kind IN ('parent', 'pr', 'empty', 'group', 'parent_edit', 'reply_heal',"
         " 'parent_heal')"
     )
+
+
+@migrations()
+def m011_summary_facts(db: Database) -> None:
+    # The change facts (definitions, signatures, settings, files) code read from the diff and
+    # gave the model before any diff text, as JSON: what a summary can be checked against.
+    db["summaries"].add_column("facts", str)

@@ -32,6 +32,7 @@ class SummaryTables(Tables):
             "grounded_fraction": summary.grounded_fraction,
             "unverified": json.dumps(list(summary.unverified)),
             "change_note": summary.change_note,
+            "facts": summary.facts or None,
         }
         with self.transaction():
             # --refresh writes the same key again: the new text replaces the old in place.
@@ -100,6 +101,7 @@ class SummaryTables(Tables):
             superseded=row["superseded_by"] is not None,
             grounded_fraction=or_default(row.get("grounded_fraction"), 1.0),
             unverified=tuple(json.loads(row.get("unverified") or "[]")),
+            facts=row.get("facts") or "",
         )
 
     def revised_version(self, summary_id: int) -> PRSummary | None:
