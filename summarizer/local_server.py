@@ -185,6 +185,20 @@ class LocalModelServer:
     def _props_ctx(self) -> int:
         return int(self._get("/props")["default_generation_settings"]["n_ctx"])
 
+    def count_tokens(self, text: str) -> int:
+        """How many tokens the model's own tokenizer makes of `text` (llama.cpp's /tokenize)."""
+        body = json.dumps({"content": text, "add_special": False}).encode()
+        request = urllib.request.Request(
+            self._address + "/tokenize",
+            data=body,
+            headers={
+                "Authorization": f"Bearer {self._api_key}",
+                "Content-Type": "application/json",
+            },
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return len(json.load(response)["tokens"])
+
     def _get(self, route: str, *, auth: bool = True) -> dict[str, Any]:
         headers = {"Authorization": f"Bearer {self._api_key}"} if auth else {}
         request = urllib.request.Request(self._address + route, headers=headers)

@@ -17,7 +17,7 @@ from bot.core.errors import ConfigurationError
 from bot.core.llm_settings import LLMSettings
 from bot.core.models import PRSummary, PullRequest
 from bot.ports.summarizer import CallLog, DayCandidate, Revision, SummaryResult
-from summarizer import local_server, model_assembly
+from summarizer import local_server, model_assembly, tokens
 from summarizer.openai_summarizer import OpenAISummarizer
 from summarizer.prompt import COMPACT_PROMPT_VERSION, PromptBudget
 from summarizer.sampling import LOCAL
@@ -74,6 +74,9 @@ class LocalSummarizer:
             server = local_server.get_local_server(model_assembly.local_model_path(self.settings))
         except (model_assembly.ModelAssemblyError, local_server.LocalServerError) as exc:
             raise ConfigurationError(str(exc)) from None
+        # Budgets are counted in the model's own tokens, not estimated (3 characters a token
+        # undercounted what a 1,000-token budget holds by a quarter).
+        tokens.use_model_tokenizer(server.count_tokens)
         client = AsyncOpenAI(
             base_url=server.base_url,
             api_key=server.api_key,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
@@ -130,7 +131,8 @@ class OpenAISummarizer:
         self._on_close = on_close
 
     async def summarize(self, pr: PullRequest) -> SummaryResult:
-        prompt = build_prompt(pr, self.budget)
+        # Reading the diff with parsers and counting tokens is CPU work: off the event loop.
+        prompt = await asyncio.to_thread(build_prompt, pr, self.budget)
         answer, usage = await self._valid_answer(pr, prompt.messages, "summary")
         answer, check, findings, more = await self._checked(pr, prompt, answer)
         # What a regeneration could not fix goes sentence by sentence, never a whole section.

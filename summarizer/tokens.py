@@ -1,7 +1,9 @@
-"""Counting tokens, with or without tiktoken's downloadable encodings."""
+"""Counting tokens: with the model's own tokenizer when it has one here (the built-in model's,
+through llama.cpp), else tiktoken's encoding, else an estimate when that cannot be loaded."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from collections.abc import Callable
@@ -20,6 +22,28 @@ def _estimate(text: str) -> int:
 
 def count_tokens(text: str) -> int:
     return _get_counter()(text)
+
+
+def use_model_tokenizer(count: Callable[[str], int]) -> None:
+    """Count with the model's own tokenizer from now on (the process talks to one model). A
+    failing call falls back to the estimate, said once; repeated texts are counted once."""
+    global _counter
+    warned: list[bool] = []
+
+    @functools.lru_cache(maxsize=65536)
+    def counted(text: str) -> int:
+        if not text:
+            return 0
+        try:
+            return count(text)
+        except Exception as exc:  # noqa: BLE001 - a count must never fail a summary
+            if not warned:
+                warned.append(True)
+                log.info("the model's tokenizer did not answer (%s): estimating", exc)
+            return _estimate(text)
+
+    with _lock:
+        _counter = counted
 
 
 def _get_counter() -> Callable[[str], int]:
