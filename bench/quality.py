@@ -15,6 +15,14 @@ type against `reference`, the share of backticked names found in the PR, words p
 and any repeated sentence; then the totals. Run it twice with two models (or two settings) on
 your own repository's past days to compare them: `--fetch owner/repo --days ...` first writes
 those days' PRs to `--data` through GitHub (GITHUB_TOKEN), in the same format.
+
+Last, a table per day and in total of what a reader would score (bench/summary_metrics.py):
+grounded identifiers a PR, PRs that name none, risk sections that name the PR's code, empty
+risk boilerplate, unsupported performance claims, inverted add/remove claims, type agreement,
+TRIVIAL recall, and seconds a PR. Two more modes print the same table without a model:
+
+    python bench/quality.py --data days.jsonl --rescore kept.db   # a run kept with --db
+    python bench/quality.py --data days.jsonl --reference          # the reference sections
 """
 
 from __future__ import annotations
@@ -34,9 +42,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.summary_metrics import Scores, Totals, merge, pr_line, score, table, totals_of  # noqa: E402
 from bot.app.compose import build_service  # noqa: E402
 from bot.core.day_window import day_window  # noqa: E402
-from bot.core.models import DigestEntry, PullRequest  # noqa: E402
+from bot.core.models import (  # noqa: E402
+    ChangedFile,
+    ChangeType,
+    DigestEntry,
+    PullRequest,
+    SummarySections,
+)
 from bot.core.settings import Settings  # noqa: E402
 from bot.store.store import Store  # noqa: E402
 from summarizer.claims import backticked_names, check_names  # noqa: E402
@@ -44,6 +59,7 @@ from summarizer.repetition import find_repetition  # noqa: E402
 from tests.fakes.github import FakeFile, FakeGitHub, FakePR  # noqa: E402
 
 TZ = "America/Los_Angeles"  # the dev days are Pacific-time days, as the real reports are
+REPO = "vllm-project/vllm"
 REFERENCE_KEYS = ("what_changed_and_why", "technical_impact", "potential_risks", "key_insights")
 
 
@@ -63,6 +79,7 @@ class PRResult:
     grounded: int
     words: list[int]
     repeated: str
+    scores: Scores | None = None
 
     @property
     def type_agrees(self) -> bool | None:
@@ -129,12 +146,13 @@ def measure(entry: DigestEntry, calls: list[dict], row: dict) -> PRResult:
         words = [len(text.split()) for _, text in summary.sections.items()]
         found = find_repetition(summary.sections)
         repeated = str(found) if found else ""
+    seconds = sum(c["duration_ms"] for c in calls) / 1000
     return PRResult(
         number=pr.number,
         title=row["title"],
         ok=summary is not None,
         error=entry.error or "",
-        seconds=sum(c["duration_ms"] for c in calls) / 1000,
+        seconds=seconds,
         calls=len(calls),
         prompt_tokens=sum(c["prompt_tokens"] or 0 for c in calls),
         output_tokens=sum(c["completion_tokens"] or 0 for c in calls),
@@ -144,13 +162,20 @@ def measure(entry: DigestEntry, calls: list[dict], row: dict) -> PRResult:
         grounded=grounded,
         words=words,
         repeated=repeated,
+        scores=None
+        if summary is None
+        else score(pr, summary.sections, summary.change_type, _type(reference), seconds),
     )
+
+
+def _type(value: str | None) -> ChangeType | None:
+    return ChangeType(value) if value else None
 
 
 async def run_day(
     day: str, rows: list[dict], settings: Settings, store: Store, github: FakeGitHub
 ) -> tuple[list[PRResult], float]:
-    repo = "vllm-project/vllm"
+    repo = REPO
     github.add_prs(repo, [fake_pr(row) for row in rows])
     service = build_service(settings, store)
     started = time.perf_counter()
@@ -277,7 +302,118 @@ def as_row(pr: PullRequest, day: str) -> dict:
     }
 
 
-def main() -> None:
+def pull_request(row: dict) -> PullRequest:
+    """A data row as the PullRequest the pipeline reads from (the fake) GitHub."""
+    merged_at = row.get("merged_at")
+    files = tuple(
+        ChangedFile(
+            f["filename"],
+            status=f.get("status", "modified"),
+            additions=f.get("additions") or 0,
+            deletions=f.get("deletions") or 0,
+            patch=f.get("patch"),
+            previous_filename=f.get("previous_filename"),
+        )
+        for f in row["files"]
+    )
+    return PullRequest(
+        repo=REPO,
+        number=row["number"],
+        title=row["title"],
+        url=row.get("html_url") or "",
+        author=row.get("user") or "unknown",
+        state="merged",
+        body=row.get("body") or "",
+        merged_by=row.get("merged_by"),
+        merged_at=datetime.fromisoformat(merged_at.replace("Z", "+00:00")) if merged_at else None,
+        merge_commit_sha=row.get("merge_commit_sha"),
+        files=files,
+        changed_files=len(files),
+    )
+
+
+def reference_totals(rows: list[dict]) -> Totals:
+    """The figures of the data's `reference` summaries (the real reports): the bar."""
+    scores = []
+    for row in rows:
+        reference = row.get("reference") or {}
+        sections, kind = reference.get("sections"), _type(reference.get("type"))
+        if not sections or kind is None:
+            continue
+        text = SummarySections(*(sections.get(key) or "" for key in REFERENCE_KEYS))
+        scores.append(score(pull_request(row), text, kind, kind))
+    return totals_of(len(rows), scores)
+
+
+def stored_totals(store: Store, rows: list[dict]) -> Totals:
+    """The figures of the summaries a run kept with --db (each PR's latest current one),
+    with the seconds its LLM calls took."""
+    scores, seconds = [], []
+    for row in rows:
+        calls = list(store.db["llm_calls"].rows_where("number = ?", [row["number"]]))
+        took = sum(c["duration_ms"] or 0 for c in calls) / 1000 if calls else None
+        if took is not None:
+            seconds.append(took)
+        summary = store.latest_summary(REPO, row["number"])
+        if summary is None:
+            continue
+        reference = _type((row.get("reference") or {}).get("type"))
+        pr = pull_request(row)
+        scores.append(score(pr, summary.sections, summary.change_type, reference, took))
+    return totals_of(len(rows), scores, seconds)
+
+
+def print_scores(by_day: list[tuple[str, Totals]], title: str) -> None:
+    """Each PR's scores, then the table per day and in total."""
+    print(f"\n== {title}")
+    for day, totals in by_day:
+        print(f"-- {day}")
+        for s in totals.scores:
+            print(pr_line(s))
+    rows = [*by_day, ("all", merge([t for _, t in by_day]))] if len(by_day) > 1 else by_day
+    print()
+    print(table(rows))
+
+
+def selected(args: argparse.Namespace) -> dict[str, list[dict]]:
+    """The data's PRs by day, narrowed by --days, --numbers and --limit."""
+    days = [d.strip() for d in args.days.split(",")] if args.days else None
+    wanted = {int(n) for n in args.numbers.split(",")} if args.numbers else None
+    by_day = {}
+    for day, rows in load_days(args.data, days).items():
+        rows = [row for row in rows if wanted is None or row["number"] in wanted]
+        by_day[day] = rows[: args.limit] if args.limit else rows
+    return by_day
+
+
+def summarize(by_day: dict[str, list[dict]], db: Path) -> None:
+    """The normal run: summarize each day with the configured model, and measure it."""
+    everything: list[PRResult] = []
+    results: list[PRResult] = []
+    scored: list[tuple[str, Totals]] = []
+    total_wall = 0.0
+    with FakeGitHub() as github:
+        github.add_repo(REPO)
+        settings = settings_for(github, db)
+        store = Store(db)
+        model = settings.model if settings.llm_configured else "built-in"
+        for day, rows in by_day.items():
+            print(f"== {day}: {len(rows)} PRs, model {model}")
+            results, wall = asyncio.run(run_day(day, rows, settings, store, github))
+            for r in results:
+                print_pr(r)
+            print_totals(results, wall)
+            made = [r.scores for r in results if r.scores is not None]
+            scored.append((day, totals_of(len(results), made, [r.seconds for r in results])))
+            everything += results
+            total_wall += wall
+    if len(everything) > len(results):
+        print("\n== all days")
+        print_totals(everything, total_wall)
+    print_scores(scored, f"what a reader would score ({model})")
+
+
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, required=True, help="the PRs, one JSON a line")
     parser.add_argument("--days", help="comma-separated report days (default: every day)")
@@ -285,36 +421,39 @@ def main() -> None:
     parser.add_argument("--numbers", help="only these PRs (comma-separated numbers)")
     parser.add_argument("--db", type=Path, help="keep the store here (default: a temporary one)")
     parser.add_argument("--fetch", metavar="OWNER/REPO", help="first write --days to --data")
-    args = parser.parse_args()
-    days = [d.strip() for d in args.days.split(",")] if args.days else None
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--rescore",
+        metavar="DB",
+        type=Path,
+        help="no model: score the summaries a run kept with --db in DB",
+    )
+    mode.add_argument(
+        "--reference",
+        action="store_true",
+        help="no model: score the data's reference summaries (the bar)",
+    )
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = parse_args()
     if args.fetch:
-        if not days:
+        if not args.days:
             raise SystemExit("--fetch needs --days")
+        days = [d.strip() for d in args.days.split(",")]
         asyncio.run(fetch_days(args.fetch, days, args.data))
-    db = args.db or Path(tempfile.mkdtemp(prefix="prdigest-quality-")) / "quality.db"
-    everything: list[PRResult] = []
-    total_wall = 0.0
-    with FakeGitHub() as github:
-        github.add_repo("vllm-project/vllm")
-        settings = settings_for(github, db)
-        store = Store(db)
-        for day, rows in load_days(args.data, days).items():
-            if args.numbers:
-                wanted = {int(n) for n in args.numbers.split(",")}
-                rows = [row for row in rows if row["number"] in wanted]
-            rows = rows[: args.limit] if args.limit else rows
-            print(
-                f"== {day}: {len(rows)} PRs, model {settings.model if settings.llm_configured else 'built-in'}"
-            )
-            results, wall = asyncio.run(run_day(day, rows, settings, store, github))
-            for r in results:
-                print_pr(r)
-            print_totals(results, wall)
-            everything += results
-            total_wall += wall
-    if len(everything) > len(results):
-        print("\n== all days")
-        print_totals(everything, total_wall)
+    by_day = selected(args)
+    if args.reference:
+        print_scores([(d, reference_totals(rows)) for d, rows in by_day.items()], "reference")
+    elif args.rescore:
+        if not args.rescore.is_file():
+            raise SystemExit(f"no database at {args.rescore}")
+        store = Store(args.rescore)
+        totals = [(d, stored_totals(store, rows)) for d, rows in by_day.items()]
+        print_scores(totals, f"stored in {args.rescore}")
+    else:
+        summarize(by_day, args.db or Path(tempfile.mkdtemp(prefix="prdigest-quality-")) / "q.db")
 
 
 if __name__ == "__main__":
