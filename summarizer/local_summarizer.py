@@ -41,6 +41,9 @@ class LocalSummarizer:
             Path(settings.local_model).stem if settings.local_model else model_assembly.MODEL_NAME
         )
         self.prompt_version = COMPACT_PROMPT_VERSION  # always the compact prompt
+        # This machine's measured seconds a PR, when its caller has them (the store is not
+        # ours to read); None until a first summary has been timed here.
+        self.seconds_per_pr: float | None = None
         self._inner: OpenAISummarizer | None = None
         self._lock = asyncio.Lock()
 
@@ -66,9 +69,10 @@ class LocalSummarizer:
     def _start(self) -> OpenAISummarizer:
         log.warning(
             "No OPENAI_API_KEY or OPENAI_BASE_URL: using the built-in local model %s on the CPU "
-            "(about 30 s a PR). For faster, better summaries set OPENAI_API_KEY, or "
+            "(%s). For faster, better summaries set OPENAI_API_KEY, or "
             "OPENAI_BASE_URL for your own server.",
             self.model,
+            speed_phrase(self.seconds_per_pr),
         )
         try:
             server = local_server.get_local_server(model_assembly.local_model_path(self.settings))
@@ -95,6 +99,14 @@ class LocalSummarizer:
             await self._inner.aclose()
             local_server.stop_local_server()
             self._inner = None
+
+
+def speed_phrase(seconds_per_pr: float | None) -> str:
+    """The expected wait, as this machine measured it: no constant, since a PR's time varies
+    several-fold between machines with the cores and the model."""
+    if seconds_per_pr is None:
+        return "the first summary measures this machine's speed"
+    return f"about {seconds_per_pr:.0f} s a PR on this machine"
 
 
 def local_openai_summarizer(

@@ -21,6 +21,7 @@ from adapters.discord.invite import invite_url
 from adapters.slack.manifest import manifest_yaml
 from bot import __version__
 from bot.app.compose import build_service, one_poster
+from bot.app.progress import LocalProgress, watch_local_model
 from bot.app.runner import run_bot
 from bot.core.day_window import day_window, parse_day, week_start, zone
 from bot.core.errors import PRDigestError, StorageError
@@ -152,12 +153,15 @@ async def report(
     first = week_start(week_text, tz_name) if week_text is not None else None
     window = day_window(parse_day(date_text, tz_name), tz_name)
     service = build_service(settings)
+    local = watch_local_model(service)
     try:
         await service.summarizer()  # fail fast, before any GitHub call, if no LLM is set up
         if first is not None:
-            digest = await service.week(repo, first, tz_name, progress=WeekProgress().update)
+            week_progress = WeekProgress(local if local.active else None)
+            digest = await service.week(repo, first, tz_name, progress=week_progress.update)
         else:
-            with ProgressBar(f"Summarizing {repo} {window.day}") as bar:
+            bar = local if local.active else ProgressBar(f"Summarizing {repo} {window.day}")
+            with bar:
                 digest = await service.digest(
                     repo, window, refresh=refresh, progress=bar.update, glance=overview
                 )
@@ -208,6 +212,7 @@ async def summary(
     repo = parse_repo(ref.repo or repo_text or settings.repo)
     tz = zone(tz_name or settings.timezone)
     service = build_service(settings)
+    watch_local_model(service)
     try:
         entry: DigestEntry | None = None if refresh else service.cached_entry(repo, ref.number)
         if entry is None:
@@ -271,6 +276,7 @@ async def post(ctx: click.Context, date_text: str, target: str, repo_text: str |
     repo = parse_repo(repo_text) if repo_text else None
     store = Store(settings.db_path)
     service = build_service(settings, store)
+    watch_local_model(service)
     try:
         async with one_poster(platform, settings, service, store) as poster:
             outcome = await post_once(settings, service, poster, target, date_text, repo=repo)
@@ -385,16 +391,22 @@ class ProgressBar:
 
 class WeekProgress:
     """A weekly rollup's progress on stderr: a line per day once it is ready, with a bar
-    while a day's PRs are fetched and summarized (on a terminal)."""
+    while a day's PRs are fetched and summarized (on a terminal), or the built-in model's
+    line per PR."""
 
-    def __init__(self) -> None:
+    def __init__(self, local: LocalProgress | None = None) -> None:
         self.bars: dict[date, ProgressBar] = {}
+        self.local = local
 
     def update(self, day: date, done: int, total: int) -> None:
-        bar = self.bars.setdefault(day, ProgressBar(f"Building {day}"))
-        bar.update(done, total)
+        if self.local is not None:
+            self.local.update(done, total)
+        else:
+            bar = self.bars.setdefault(day, ProgressBar(f"Building {day}"))
+            bar.update(done, total)
+            if done == total:
+                bar.__exit__()
         if done == total:
-            bar.__exit__()
             click.echo(f"{day}: {total} PR{'s' if total != 1 else ''} ready", err=True)
 
 

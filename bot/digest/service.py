@@ -288,6 +288,8 @@ class DigestService:
     ) -> list[DigestEntry]:
         """Each PR fetched in turn (newest first) and summarized as soon as it is in."""
         total, done = len(numbers), 0
+        if progress and total:
+            progress(0, total)  # the day's size, known before the first PR is read
 
         def tick(_: asyncio.Task | None) -> None:
             nonlocal done

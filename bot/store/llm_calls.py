@@ -47,3 +47,14 @@ class LLMCallTables(Tables):
 
     def llm_call_count(self) -> int:
         return self.db["llm_calls"].count
+
+    def recent_call_seconds(self, model: str, purpose: str, limit: int) -> list[float]:
+        """How long the last `limit` answered calls of `model` for `purpose` took, newest
+        first: a measure of this machine's speed with that model."""
+        rows = self.db.execute(
+            "SELECT duration_ms FROM llm_calls"
+            " WHERE model = ? AND purpose = ? AND error IS NULL AND duration_ms > 0"
+            " ORDER BY id DESC LIMIT ?",
+            [model, purpose, limit],
+        )
+        return [ms / 1000 for (ms,) in rows.fetchall()]

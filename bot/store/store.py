@@ -41,7 +41,7 @@ BUSY_TIMEOUT = 60.0
 READS = frozenset(
     """get_pr get_day get_summary get_summary_by_id latest_summary revised_version
     pr_by_merge_sha merged_pr_by_title is_not_pr
-    llm_call_count digest_post digest_posts post_by_message post_kind post_attempted
+    llm_call_count recent_call_seconds digest_post digest_posts post_by_message post_kind post_attempted
     unfinished_digests unposted_revisions get_flag revisions_since flagged_summary_ids
     flags_of revision_flagger user_flags_since active_flags flag_count_since
     get_overview earlier_reply get_codeowners
