@@ -26,7 +26,13 @@ from bot.core.models import Usage
 from bot.store.store import Store
 from summarizer import local_server, tokens
 from tests.conftest import REPO, make_pr
-from tests.fakes.openai_api import FakeOpenAI, default_responder, find_title
+from tests.fakes.openai_api import (
+    FakeOpenAI,
+    default_highlights,
+    default_responder,
+    find_title,
+)
+from tests.fakes.slack import FakeSlack
 
 MODEL = "tiny-model"  # the stem of the GGUF file PRDIGEST_LOCAL_MODEL names
 DAY = "2026-02-23"
@@ -55,11 +61,17 @@ class HeldClock:
         self.time += seconds
 
     def responder(self, request: dict[str, Any]) -> str:
-        title = find_title(request)
-        if title not in self.answered:  # a PR's repair calls, if any, are not held
-            self.answered.add(title)
-            assert self.released.acquire(timeout=30), "the progress line never ticked"
+        self._hold(find_title(request))
         return default_responder(request)
+
+    def highlights(self, request: dict[str, Any]) -> str:
+        self._hold("the day's highlights")
+        return default_highlights(request)
+
+    def _hold(self, key: str | None) -> None:
+        if key not in self.answered:  # a PR's repair calls, if any, are not held
+            self.answered.add(key)
+            assert self.released.acquire(timeout=30), "the progress line never ticked"
 
 
 @pytest.fixture
@@ -81,6 +93,7 @@ def clock(env, llm: FakeOpenAI, monkeypatch: pytest.MonkeyPatch, tmp_path: Path)
     monkeypatch.setattr(tokens, "_counter", tokens._counter)  # the fake tokenizer is undone
     held = HeldClock()
     llm.responder = held.responder
+    llm.highlights_responder = held.highlights
     monkeypatch.setattr(progress, "now", held.now)
     monkeypatch.setattr(progress, "pause", held.pause)
     monkeypatch.setattr(progress, "is_terminal", lambda stream: False)
@@ -245,3 +258,40 @@ def test_a_hosted_model_shows_no_local_progress(env, github):
 
     assert result.exit_code == 0
     assert result.stderr == ""
+
+
+def test_prdigest_post_shows_each_pr_before_the_posted_line(clock, github, monkeypatch):
+    past_calls(20)
+    two_prs(github)
+    with FakeSlack() as slack:
+        monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-test-token")
+        monkeypatch.setenv("SLACK_API_URL", slack.api_url)
+        monkeypatch.setenv("PRDIGEST_SLACK_PACE", "0")
+        result = run("post", "--date", DAY, "--to", "slack:C0123456")
+
+    assert result.exit_code == 0, result.stderr
+    said = progress_lines(result.stderr)
+    # `post` reads the day without counting it first: each PR is named, not numbered.
+    assert said[:3] == [
+        "Summarizing #35156 [Bugfix] Fix the scheduler's preemption",
+        "#35156: 10 s of about 20 s",
+        "#35156: 20 s of about 20 s",
+    ]
+    assert said[3] == "Summarizing #35101 [Docs] Explain the KV cache"
+    assert said[-1].startswith("Posted: ")
+
+
+def test_the_days_highlights_call_is_shown_too(clock, github):
+    past_calls(20)
+    github.add_prs(REPO, [make_pr(n, f"{DAY} 1{n}:00:00") for n in range(1, 7)])
+    assert run("report", "--date", DAY).exit_code == 0  # the summaries, stored
+
+    result = run("report", "--date", DAY, "--overview")
+
+    assert result.exit_code == 0, result.stderr
+    assert progress_lines(result.stderr) == [
+        "Choosing the day's highlights",
+        "highlights: 10 s",
+        "highlights: 20 s",
+    ]
+    assert "Choosing" not in result.stdout

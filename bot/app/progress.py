@@ -12,7 +12,7 @@ import contextlib
 import statistics
 import sys
 import time
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TextIO, TypeVar
 
@@ -91,8 +91,19 @@ class LocalProgress:
         """Await `work` (one PR's summary), saying which PR it is and how long it is taking."""
         self._line(self.heading(pr))
         self.started += 1
+        result, seconds = await self._timed(work, lambda s: self.elapsed(pr.number, s))
+        self._measured(pr.number, seconds)
+        return result
+
+    async def choosing_highlights(self, work: Awaitable[T]) -> T:
+        """Await the day's highlight call: one more wait of the model's, said as such."""
+        self._line("Choosing the day's highlights")
+        result, _ = await self._timed(work, lambda s: f"highlights: {s:.0f} s")
+        return result
+
+    async def _timed(self, work: Awaitable[T], line_at: Callable[[float], str]) -> tuple[T, float]:
         started = now()
-        ticker = asyncio.create_task(self._tick(pr.number, started))
+        ticker = asyncio.create_task(self._tick(line_at, started))
         try:
             result = await work
         finally:
@@ -101,8 +112,7 @@ class LocalProgress:
                 await ticker
             if self.tty:
                 self._write("\r\x1b[K")  # the elapsed line goes; the next heading takes its place
-        self._measured(pr.number, now() - started)
-        return result
+        return result, now() - started
 
     def heading(self, pr: PullRequest) -> str:
         title = short_title(pr.title)
@@ -120,11 +130,11 @@ class LocalProgress:
             return f"#{number}: {seconds:.0f} s of about {expected:.0f} s"
         return f"#{number}: {seconds:.0f} s (usually about {expected:.0f} s)"
 
-    async def _tick(self, number: int, started: float) -> None:
+    async def _tick(self, line_at: Callable[[float], str], started: float) -> None:
         every = TERMINAL_EVERY if self.tty else LOG_EVERY
         while True:
             await pause(every)
-            line = self.elapsed(number, now() - started)
+            line = line_at(now() - started)
             if self.tty:
                 self._write(f"\r{line}\x1b[K")
             else:
@@ -173,7 +183,8 @@ class Watched:
     async def pick_highlights(
         self, repo: str, day: str, candidates: Sequence[DayCandidate], count: int
     ) -> list[int]:
-        return await self.inner.pick_highlights(repo, day, candidates, count)
+        work = self.inner.pick_highlights(repo, day, candidates, count)
+        return await self.progress.choosing_highlights(work)
 
     async def aclose(self) -> None:
         await self.inner.aclose()
