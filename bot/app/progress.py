@@ -20,6 +20,7 @@ from bot.core.models import PRSummary, PullRequest
 from bot.digest.service import DigestService
 from bot.ports.summarizer import CallLog, DayCandidate, Revision, Summarizer, SummaryResult
 from bot.store.store import Store
+from summarizer.local_summarizer import LocalSummarizer
 
 T = TypeVar("T")
 
@@ -198,9 +199,6 @@ def watch_local_model(service: DigestService, stream: TextIO | None = None) -> L
     make = service.summarizer_factory
 
     def factory(call_log: CallLog) -> Summarizer:
-        # Imported here, as the factory is: a command that needs no model loads no openai.
-        from summarizer.local_summarizer import LocalSummarizer
-
         summarizer = make(call_log)  # run on a worker thread: the store read below may block
         if not isinstance(summarizer, LocalSummarizer):
             return summarizer
