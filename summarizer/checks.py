@@ -380,7 +380,8 @@ _BOILERPLATE = re.compile(
     r"|\b(?:extensive|careful|proper|adequate) (?:testing|review|validation)\b"
     r"|\bmonitor\w* (?:\w+ ){0,2}(?:issues|regressions|problems)\b"
     r"|\bunlikely to (?:cause|introduce|break)\b|\b(?:not|n't)(?: \w+){0,3} risks?\b"
-    r"|\b(?:change|update|fix|pr) is (?:\w+ )?safe\b|^\W*(?:none|n/a|no risks?)\W*$",
+    r"|\b(?:change|update|fix|pr)s? (?:is|are) (?:\w+ )?safe\b|^\W*(?:none|n/a|no risks?)\W*$"
+    r"|\b(?:does|do|will|should) not (?:\w+ )?introduce (?:\w+ ){0,2}(?:bugs|issues|risks|problems)\b",
     re.IGNORECASE,
 )
 # A low-risk statement with its reason is not boilerplate: "The change is mechanical (a
@@ -422,7 +423,12 @@ def _empty_risk(text: str, evidence: _Evidence, change_type: ChangeType) -> list
 def _reasoned(sentence: str, change_type: ChangeType) -> bool:
     if not _REASON.search(sentence):
         return False
-    return change_type == ChangeType.TRIVIAL or not _NO_REASON.search(sentence)
+    if change_type == ChangeType.TRIVIAL:
+        return True
+    # For a change of behaviour, "mechanical" is a claim, not a reason: on the dev days the
+    # built-in model called every PR "a mechanical change that is safe".
+    reasons = {m.group(0).lower() for m in _REASON.finditer(sentence)}
+    return reasons != {"mechanical"} and not _NO_REASON.search(sentence)
 
 
 def _terms(text: str) -> set[str]:

@@ -217,6 +217,19 @@ def test_a_risk_tied_to_a_name_of_the_pr_or_a_mechanical_change_with_its_reason_
         assert check_answer(DUMMY_PR, answer(risks=risks), ChangeType.SUBSTANTIAL) == []
 
 
+def test_calling_a_change_of_behaviour_mechanical_and_safe_is_boilerplate_too():
+    # What the built-in model wrote on the dev days for PR after PR.
+    for risks in (
+        "The mechanical change is safe and does not introduce any new bugs or issues.",
+        "There are no known risks associated with this mechanical change.",
+    ):
+        found = check_answer(DUMMY_PR, answer(risks=risks), ChangeType.SUBSTANTIAL)
+        assert kinds(found) == [FindingKind.EMPTY_RISK]
+    # A TRIVIAL change may be called mechanical and safe.
+    trivial = "There are no known risks associated with this mechanical change."
+    assert check_answer(DUMMY_PR, answer(risks=trivial), ChangeType.TRIVIAL) == []
+
+
 # --- Acting on findings ---------------------------------------------------------------------
 
 

@@ -123,7 +123,7 @@ def test_both_system_prompts_ask_for_a_plain_headline_of_at_most_20_words():
 
 def test_the_prompt_versions_are_bumped_so_cached_summaries_without_a_headline_are_redone():
     # 2 and 3c brought the headline; 3 and 4c the change facts (issue 22): both redo the cache.
-    assert (PROMPT_VERSION, COMPACT_PROMPT_VERSION) == ("3", "4c")
+    assert (PROMPT_VERSION, COMPACT_PROMPT_VERSION) == ("3", "5c")
 
 
 def test_the_local_output_cap_fits_four_bounded_sections_and_the_headline():
