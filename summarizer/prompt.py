@@ -185,7 +185,8 @@ def build_prompt(pr: PullRequest, budget: PromptBudget) -> BuiltPrompt:
     # kind and directory, the most changed files), so that thousands of files never leave the
     # diff without room. It is sized before the diff is chosen, with the longest note a line
     # can get.
-    list_limit = budget.max_prompt_tokens // 4
+    # (a fifth on a small CPU budget, which the change facts share)
+    list_limit = budget.max_prompt_tokens // (5 if budget.max_prompt_tokens < 2000 else 4)
     list_allowance = _full_list_tokens(pr, list_limit)
     one_by_one = list_allowance is not None
     summary = None if one_by_one else _FileSummary.of(pr.files)
