@@ -234,9 +234,6 @@ async def settle(*schedulers: DigestScheduler) -> None:
     for _ in range(3):
         for _ in range(10):  # wakeup → due jobs submitted → job coroutines run and spawn
             await asyncio.sleep(0)
-        # A store call that found SQLite busy finishes on a thread: give it real time, so a
-        # loaded machine settles the same way an idle one does.
-        await asyncio.sleep(0.02)
         for s in schedulers:
             await s.idle()
 
