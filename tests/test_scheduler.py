@@ -12,6 +12,7 @@ import asyncio
 import logging
 import random
 from collections import Counter
+from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -236,6 +237,13 @@ async def settle(*schedulers: DigestScheduler) -> None:
             await asyncio.sleep(0)
         for s in schedulers:
             await s.idle()
+
+
+async def eventually(condition: Callable[[], bool], seconds: float = 10) -> None:
+    """Wait in real time (store calls finish on threads) until `condition` holds."""
+    async with asyncio.timeout(seconds):
+        while not condition():
+            await asyncio.sleep(0.005)
 
 
 async def run_until(
@@ -495,8 +503,7 @@ async def test_stop_abandons_the_message_in_flight_and_the_next_start_finishes_i
     transport.hold = asyncio.Event()  # Slack got the parent, the answer never comes back
     scheduler = make(db, chat, clock, transport=transport)
     start = asyncio.create_task(scheduler.start())
-    await settle()
-    assert len(chat.messages) == 1
+    await eventually(lambda: len(chat.messages) == 1)
     await scheduler.stop(timeout=0.05)
     assert start.done()
     assert Lease(Store(db), holder="next", clock=clock).acquire()  # released at once
@@ -661,3 +668,13 @@ async def test_post_once_uses_the_channels_subscription_zone(clock, db, chat, tm
     ((repo, day),) = service.builds
     assert (repo, day) == ("o/r", date(2026, 3, 2))
     assert store.get_day("o/r", day_window(day, "Asia/Tokyo")) is not None  # Tokyo's day
+
+
+async def test_a_slow_catch_up_of_an_older_day_still_posts_before_the_on_time_day(clock, db, chat):
+    clock.set(local("2026-03-02 08:45"))
+    service = FakeService(Store(db), clock, build_seconds=3600)  # an hour a day, on a CPU
+    scheduler = make(db, chat, clock, service=service)
+    await scheduler.start()
+    await settle(scheduler)
+    assert chat.days("C1") == [date(2026, 2, 28), date(2026, 3, 1)]
+    await scheduler.stop()

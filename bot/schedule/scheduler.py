@@ -118,6 +118,11 @@ class DigestScheduler:
         self._canonical: dict[str, str] = {}  # as typed → GitHub's spelling, which posts record
         self._catch_up_lock = asyncio.Lock()
         self._catch_up_task: asyncio.Task[Any] | None = None
+        # The days a catch-up still has to post, per subscription, and whether one is spawned
+        # but has not listed them yet: an on-time post waits for older days (see _in_order).
+        self._catching: dict[str, set[date]] = {}
+        self._listing = False
+        self._order = asyncio.Condition()
         self._holding: bool | None = None
         self._storage_fault: str | None = None  # why the lease could not be written, if so
         self.healer = Healer(service, DigestStyles(settings, subscriptions), clock=clock)
@@ -346,27 +351,56 @@ class DigestScheduler:
         that subscription's catch-up (so its days stay in order) and is retried with backoff.
         """
         async with self._catch_up_lock:
-            if self._stopping or not await self._take_lease():
-                return []
-            now = self.clock()
-            results = await asyncio.gather(
-                *(self._catch_up_one(sub, now) for sub in list(self._subs.values()))
-            )
+            try:
+                if self._stopping or not await self._take_lease():
+                    return []
+                now = self.clock()
+                subs = list(self._subs.values())
+                for sub in subs:
+                    days = await self.service.store.aio.read(self.due_days, sub, now)
+                    self._catching[subscription_key(sub)] = set(days)
+            finally:
+                await self._listed()
+            results = await asyncio.gather(*(self._catch_up_one(sub, now) for sub in subs))
         return [posted for per_sub in results for posted in per_sub]
 
     async def _catch_up_one(
         self, sub: Subscription, now: datetime
     ) -> list[tuple[Subscription, date, PostOutcome]]:
+        key = subscription_key(sub)
         posted = []
-        for day in await self.service.store.aio.read(self.due_days, sub, now):
-            retry = self._retry.get((subscription_key(sub), day))
-            if self._stopping or (retry and now < retry[1]):
-                break
-            outcome = await self._attempt(sub, day)
-            if outcome is None:
-                break
-            posted.append((sub, day, outcome))
+        try:
+            for day in sorted(self._catching.get(key, ())):
+                retry = self._retry.get((key, day))
+                if self._stopping or (retry and now < retry[1]):
+                    break
+                outcome = await self._attempt(sub, day)
+                await self._caught_up(key, {day})
+                if outcome is None:
+                    break
+                posted.append((sub, day, outcome))
+        finally:
+            await self._caught_up(key, set(self._catching.get(key, ())))
         return posted
+
+    async def _listed(self) -> None:
+        async with self._order:
+            self._listing = False
+            self._order.notify_all()
+
+    async def _caught_up(self, key: str, days: set[date]) -> None:
+        async with self._order:
+            self._catching[key] = self._catching.get(key, set()) - days
+            self._order.notify_all()
+
+    async def _in_order(self, sub: Subscription, day: date) -> None:
+        """Wait until no catch-up has an older day of `sub` still to post, so a slow catch-up
+        (a long first build) and the on-time post never put a thread's days out of order."""
+        key = subscription_key(sub)
+        async with self._order:
+            await self._order.wait_for(
+                lambda: not self._listing and not any(d < day for d in self._catching.get(key, ()))
+            )
 
     def due_days(self, sub: Subscription, now: datetime) -> list[date]:
         """The days of the last `catchup_days` whose post time has passed and that are not
@@ -449,6 +483,7 @@ class DigestScheduler:
         digest = await self._build(sub, day)
         if post_at is not None:
             await self._wait_until(post_at)
+            await self._in_order(sub, day)
         # Checked (and renewed) right before posting: the lease may have moved during the build.
         if not await self._take_lease():
             log.info("skip sub=%s day=%s reason=lease held elsewhere", _sub_label(sub), day)
@@ -534,6 +569,7 @@ class DigestScheduler:
 
     def _spawn_catch_up(self) -> asyncio.Task[Any]:
         if self._catch_up_task is None or self._catch_up_task.done():
+            self._listing = True  # until it has listed its days (an on-time post waits)
             self._catch_up_task = self._spawn(self.catch_up(), "catch-up")
         return self._catch_up_task
 
