@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime
@@ -24,9 +27,18 @@ _OUR_VARIABLES = (
     "SLACK_SIGNING_SECRET SLACK_API_URL DISCORD_BOT_TOKEN DISCORD_API_URL DISCORD_GATEWAY_URL"
 ).split()
 
+# Nothing the suite runs writes into the user's home: caches (the built-in model's 1.1 GB
+# file included), configuration and data directories all point into one temporary directory,
+# for this process and every `prdigest` it starts.
+_HOME = Path(tempfile.mkdtemp(prefix="prdigest-test-home-"))
+for _name in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
+    os.environ[_name] = str(_HOME / _name.lower())
+os.environ["HOME"] = str(_HOME)
+atexit.register(shutil.rmtree, _HOME, ignore_errors=True)
+
 # Property tests keep no example database, and Hypothesis' own cache goes to a temporary
 # directory: the suite writes nothing into the checkout or the user's home.
-set_hypothesis_home_dir(tempfile.mkdtemp(prefix="prdigest-hypothesis-"))
+set_hypothesis_home_dir(_HOME / "hypothesis")
 hypothesis_settings.register_profile("prdigest", database=None)
 hypothesis_settings.load_profile("prdigest")
 
@@ -34,10 +46,18 @@ PACIFIC = ZoneInfo("America/Los_Angeles")
 REPO = "vllm-project/vllm"
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The real-model tests run only when asked for by their marker: `pytest -m real_model`."""
+    if "real_model" in (config.getoption("markexpr") or ""):
+        return
+    opt_in = pytest.mark.skip(reason="the real built-in model: opt in with pytest -m real_model")
+    for item in items:
+        if "real_model" in item.keywords:
+            item.add_marker(opt_in)
+
+
 @pytest.fixture(autouse=True)
 def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    import os
-
     for name in list(os.environ):
         if name.startswith("PRDIGEST_") or name in _OUR_VARIABLES:
             monkeypatch.delenv(name, raising=False)
