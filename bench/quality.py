@@ -54,7 +54,10 @@ from bot.core.models import (  # noqa: E402
 )
 from bot.core.settings import Settings  # noqa: E402
 from bot.store.store import Store  # noqa: E402
+from summarizer.checks import decide_type  # noqa: E402
 from summarizer.claims import backticked_names, check_names  # noqa: E402
+from summarizer.facts import extract_facts, facts_from_json  # noqa: E402
+from summarizer.finishing import finish  # noqa: E402
 from summarizer.repetition import find_repetition  # noqa: E402
 from tests.fakes.github import FakeFile, FakeGitHub, FakePR  # noqa: E402
 
@@ -345,9 +348,10 @@ def reference_totals(rows: list[dict]) -> Totals:
     return totals_of(len(rows), scores)
 
 
-def stored_totals(store: Store, rows: list[dict]) -> Totals:
+def stored_totals(store: Store, rows: list[dict], code_steps: bool = False) -> Totals:
     """The figures of the summaries a run kept with --db (each PR's latest current one),
-    with the seconds its LLM calls took."""
+    with the seconds its LLM calls took. `code_steps` applies today's code steps after the
+    model (the type rule, names marked, the facts' sentences) to the stored answers first."""
     scores, seconds = [], []
     for row in rows:
         calls = list(store.db["llm_calls"].rows_where("number = ?", [row["number"]]))
@@ -359,7 +363,13 @@ def stored_totals(store: Store, rows: list[dict]) -> Totals:
             continue
         reference = _type((row.get("reference") or {}).get("type"))
         pr = pull_request(row)
-        scores.append(score(pr, summary.sections, summary.change_type, reference, took))
+        sections, kind = summary.sections, summary.change_type
+        if code_steps:
+            stored = facts_from_json(json.loads(summary.facts)) if summary.facts else None
+            facts = stored or extract_facts(pr)
+            kind = decide_type(pr, kind, sections.what_changed, facts)
+            sections = finish(sections, pr, facts, kind)
+        scores.append(score(pr, sections, kind, reference, took))
     return totals_of(len(rows), scores, seconds)
 
 
@@ -428,6 +438,11 @@ def parse_args() -> argparse.Namespace:
         type=Path,
         help="no model: score the summaries a run kept with --db in DB",
     )
+    parser.add_argument(
+        "--code-steps",
+        action="store_true",
+        help="with --rescore: apply today's code steps after the model to the stored answers",
+    )
     mode.add_argument(
         "--reference",
         action="store_true",
@@ -450,7 +465,7 @@ def main() -> None:
         if not args.rescore.is_file():
             raise SystemExit(f"no database at {args.rescore}")
         store = Store(args.rescore)
-        totals = [(d, stored_totals(store, rows)) for d, rows in by_day.items()]
+        totals = [(d, stored_totals(store, rows, args.code_steps)) for d, rows in by_day.items()]
         print_scores(totals, f"stored in {args.rescore}")
     else:
         summarize(by_day, args.db or Path(tempfile.mkdtemp(prefix="prdigest-quality-")) / "q.db")

@@ -36,6 +36,7 @@ from summarizer.claims import (
     normalize_code,
     pr_corpus,
 )
+from summarizer.facts import ChangeFacts
 from summarizer.repetition import sentences
 
 
@@ -381,7 +382,11 @@ _BOILERPLATE = re.compile(
     r"|\bmonitor\w* (?:\w+ ){0,2}(?:issues|regressions|problems)\b"
     r"|\bunlikely to (?:cause|introduce|break)\b|\b(?:not|n't)(?: \w+){0,3} risks?\b"
     r"|\b(?:change|update|fix|pr)s? (?:is|are) (?:\w+ )?safe\b|^\W*(?:none|n/a|no risks?)\W*$"
-    r"|\b(?:does|do|will|should) not (?:\w+ )?introduce (?:\w+ ){0,2}(?:bugs|issues|risks|problems)\b",
+    r"|\b(?:does|do|will|should) not (?:\w+ )?introduce (?:\w+ ){0,2}(?:bugs|issues|risks|problems)\b"
+    r"|\bcareful(?:ly)? (?:review|test|check|monitor)\w*"
+    r"|\b(?:review|check|validat|verif|test)\w* (?:\w+ ){0,3}(?:thoroughly|carefully)\b"
+    r"|\b(?:may|might|could|can) introduce (?:new |potential )?(?:bugs|issues|errors|problems)\b"
+    r"|\bif not (?:\w+ )?(?:implemented|handled|tested|done|configured) (?:correctly|properly)\b",
     re.IGNORECASE,
 )
 # A low-risk statement with its reason is not boilerplate: "The change is mechanical (a
@@ -411,13 +416,18 @@ def _empty_risk(text: str, evidence: _Evidence, change_type: ChangeType) -> list
     A TRIVIAL change may call its risk low for any stated reason; a SUBSTANTIAL one not "as
     with any change"."""
     said = _sentences(text)
-    boiler = [s for s in said if _BOILERPLATE.search(s) and not _reasoned(s, change_type)]
+    boiler = boilerplate_sentences(text, change_type)
     if not boiler or names_pr_code(text, evidence.pr, evidence.corpus):
         return []
     if any(_terms(s) & evidence.terms for s in said if s not in boiler):
         return []
     why = "the risk section is boilerplate and names no identifier or file of this PR"
     return [Finding(FindingKind.EMPTY_RISK, "potential_risks", s, why) for s in boiler]
+
+
+def boilerplate_sentences(text: str, change_type: ChangeType) -> list[str]:
+    """The risk text's boilerplate sentences that give no reason ("test thoroughly")."""
+    return [s for s in _sentences(text) if _BOILERPLATE.search(s) and not _reasoned(s, change_type)]
 
 
 def _reasoned(sentence: str, change_type: ChangeType) -> bool:
@@ -448,14 +458,14 @@ def names_pr_code(text: str, pr: PullRequest, corpus: str | None = None) -> bool
     files = {PurePosixPath(f.filename).name for f in pr.files}
     files |= {name.split(".")[0] for name in files if len(name.split(".")[0]) >= 4}
     for word in _CODE_LIKE.findall(_BACKTICKED.sub(" ", text)):
-        if word in files or (_shaped_like_code(word) and re.search(
+        if word in files or (shaped_like_code(word) and re.search(
             rf"(?<!\w){re.escape(word)}(?!\w)", corpus
         )):  # fmt: skip
             return True
     return False
 
 
-def _shaped_like_code(word: str) -> bool:
+def shaped_like_code(word: str) -> bool:
     return bool(
         "_" in word
         or re.search(r"[a-z][A-Z]|[A-Z]{2,}[a-z]|[A-Za-z]\d|\d[A-Za-z]", word)
@@ -525,7 +535,7 @@ _DOC = re.compile(
 )
 _CI = re.compile(
     r"^\.(?:github|buildkite|circleci|gitlab)/|^\.gitlab-ci|^\.pre-commit-config|^ci/"
-    r"|(?:^|/)CODEOWNERS$|(?:^|/)\.?mergify\.ya?ml$"
+    r"|(?:^|/)CODEOWNERS$|(?:^|/)\.?mergify\.ya?ml$|^tools/"  # tools/: the developers' own
 )
 
 
@@ -546,42 +556,67 @@ def is_support_file(filename: str) -> bool:
 
 
 def decide_type(
-    pr: PullRequest, model_type: ChangeType, model_reason: str | None = None
+    pr: PullRequest,
+    model_type: ChangeType,
+    model_reason: str | None = None,
+    facts: ChangeFacts | None = None,
 ) -> ChangeType:
-    """The type shown: a revert is SUBSTANTIAL; a PR that only touches tests, docs or CI, or
-    a tiny one that defines nothing, is TRIVIAL unless the model's reason names code that the
-    diff changes outside those files; otherwise the model's type."""
+    """The type shown: a revert is SUBSTANTIAL; a PR that only touches tests, docs or CI, a
+    tiny one that defines nothing, or a clean-up that only deletes code (`facts` show it) is
+    TRIVIAL unless the model's reason names code that the diff changes outside those files;
+    otherwise the model's type."""
     if is_revert(pr):
         return ChangeType.SUBSTANTIAL
-    if model_type == ChangeType.TRIVIAL or not looks_trivial(pr):
+    if model_type == ChangeType.TRIVIAL:
+        return model_type
+    if not (looks_trivial(pr) or (facts is not None and only_deletes(pr, facts))):
         return model_type
     return model_type if _reason_checks_out(model_reason or "", pr) else ChangeType.TRIVIAL
 
 
 def looks_trivial(pr: PullRequest) -> bool:
-    """Only tests, docs or CI; or at most `TINY_CHANGE` lines, none of which defines
-    anything or changes logic (comments, imports, log messages, strings, version pins)."""
+    """Only tests, docs or CI; or at most `TINY_CHANGE` lines of the other files, none of
+    which defines anything or changes logic (comments, imports, log messages, strings, pins)."""
     if not pr.files:
         return False  # nothing to judge by: the model's word stands
     source = tuple(f for f in pr.files if not is_support_file(f.filename))
     if not source:
         return True
-    if sum(f.additions + f.deletions for f in pr.files) > TINY_CHANGE:
+    if sum(f.additions + f.deletions for f in source) > TINY_CHANGE:
         return False
     sides = diff_lines(replace(pr, files=source))
     return all(_PASSIVE.search(line) for line in (*sides.added, *sides.removed))
 
 
+def only_deletes(pr: PullRequest, facts: ChangeFacts) -> bool:
+    """A clean-up: code lines removed (at least three) with at most one written in their
+    place, and nothing added, re-signed or made configurable. On the dev days each such PR
+    removed dead code or an unused field; one that removes a setting (a flag, a config
+    field) changes what users can do, and is not counted here."""
+    source = [f for f in pr.files if not is_support_file(f.filename)]
+    if not source:
+        return False
+    added = sum(f.additions for f in source)
+    removed = sum(f.deletions for f in source)
+    return (
+        added <= 1
+        and removed >= 3
+        and not facts.settings
+        and not facts.signatures
+        and not facts.of("added")
+    )
+
+
 def _reason_checks_out(reason: str, pr: PullRequest) -> bool:
-    """The reason names an identifier or a file that the diff has outside tests, docs and CI."""
+    """The reason names an identifier or a file that a line of logic the diff adds outside
+    tests, docs and CI holds: a comment, an import or a deleted line is no reason."""
     source = replace(pr, files=tuple(f for f in pr.files if not is_support_file(f.filename)))
     if not source.files:
         return False
-    sides = diff_lines(source)
-    lines = tuple(normalize_code(line) for line in (*sides.added, *sides.removed, *sides.context))
-    paths = {f.filename for f in source.files} | {
-        PurePosixPath(f.filename).name for f in source.files
-    }
+    added = [line for line in diff_lines(source).added if not _PASSIVE.search(line)]
+    lines = tuple(normalize_code(line) for line in added)
+    if not lines:
+        return False
     names = [m.group(1).strip() for m in _BACKTICKED.finditer(reason)]
-    names += [w for w in _CODE_LIKE.findall(_BACKTICKED.sub(" ", reason)) if _shaped_like_code(w)]
-    return any(name in paths or (len(name) > 2 and lines_with(name, lines)) for name in names)
+    names += [w for w in _CODE_LIKE.findall(_BACKTICKED.sub(" ", reason)) if shaped_like_code(w)]
+    return any(len(name) > 2 and lines_with(name, lines) for name in names)

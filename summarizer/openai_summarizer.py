@@ -32,6 +32,7 @@ from summarizer.checks import (
 )
 from summarizer.claims import ClaimCheck, check_claims
 from summarizer.facts import facts_to_json
+from summarizer.finishing import finish
 from summarizer.highlights import (
     HIGHLIGHTS_PROMPT_VERSION,
     OVERVIEW_PURPOSE,
@@ -137,9 +138,13 @@ class OpenAISummarizer:
         answer, check, findings, more = await self._checked(pr, prompt, answer)
         # What a regeneration could not fix goes sentence by sentence, never a whole section.
         sections = remove_sentences(answer.sections, findings)
+        change_type = decide_type(
+            pr, answer.change_type, answer.sections.what_changed, prompt.facts
+        )
+        # Names marked as code, and a sentence from the facts where the model named nothing.
+        sections = finish(sections, pr, prompt.facts, change_type)
         if sections != answer.sections:
             check = check_claims(sections, pr)
-        change_type = decide_type(pr, answer.change_type, answer.sections.what_changed)
         return _result(prompt, change_type, sections, usage + more, check)
 
     async def _checked(

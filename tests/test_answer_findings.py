@@ -12,8 +12,10 @@ from summarizer.checks import (
     check_answer,
     decide_type,
     findings_hint,
+    only_deletes,
     remove_sentences,
 )
+from summarizer.facts import extract_facts
 
 # A Python PR in the shape of vLLM #35617: `dtype=config.dtype` is removed from five model
 # constructors, because the layers now read the dtype themselves.
@@ -293,10 +295,44 @@ def test_a_test_only_pr_is_trivial_whatever_the_model_says_without_a_checkable_r
     assert decide_type(TEST_ONLY, ChangeType.SUBSTANTIAL, "`test_mcp.py`") == ChangeType.TRIVIAL
 
 
-def test_a_tiny_pr_that_changes_no_logic_is_trivial_unless_the_reason_names_changed_code():
+def test_a_tiny_pr_that_changes_no_logic_is_trivial_even_when_the_reason_names_its_class():
     assert decide_type(TINY_COMMENT, ChangeType.SUBSTANTIAL) == ChangeType.TRIVIAL
+    # The class holds the comment; no line of logic changed, so naming it is no reason.
     reason = "`ModelConfig` documents where the model list lives."
-    assert decide_type(TINY_COMMENT, ChangeType.SUBSTANTIAL, reason) == ChangeType.SUBSTANTIAL
+    assert decide_type(TINY_COMMENT, ChangeType.SUBSTANTIAL, reason) == ChangeType.TRIVIAL
+
+
+DEAD_CODE = PullRequest(
+    repo="o/r", number=5, title="[Refactor] Remove dead private func `_fp8_perm`", url="u",
+    author="a", state="merged",
+    files=(ChangedFile("vllm/model_executor/layers/fused_moe/utils.py", deletions=6,
+                       patch="@@ -40,10 +40,4 @@ import torch\n def keep():\n     pass\n-\n-\n"
+                             "-def _fp8_perm(m, idx):\n-    if m.dtype == torch.float8_e4m3fn:\n"
+                             "-        return m.view(torch.uint8)[idx].view(m.dtype)\n"
+                             "-    return m[idx]\n"),),
+)  # fmt: skip
+UNUSED_FLAG = PullRequest(
+    repo="o/r", number=6, title="Remove --legacy-mode", url="u", author="a", state="merged",
+    files=(ChangedFile("vllm/engine/arg_utils.py", deletions=4,
+                       patch="@@ -80,8 +80,4 @@ def add_cli_args(parser):\n     parser.add_argument('--x')\n"
+                             "-    parser.add_argument(\n-        '--legacy-mode',\n"
+                             "-        action='store_true',\n-    )\n"),),
+)  # fmt: skip
+
+
+def test_a_clean_up_that_only_deletes_code_is_trivial():
+    facts = extract_facts(DEAD_CODE)
+    assert [d.name for d in facts.of("removed")] == ["_fp8_perm"]
+    assert only_deletes(DEAD_CODE, facts)
+    reason = "It removes `_fp8_perm`, which nothing calls."
+    assert decide_type(DEAD_CODE, ChangeType.SUBSTANTIAL, reason, facts) == ChangeType.TRIVIAL
+
+
+def test_a_deletion_that_removes_a_setting_keeps_the_models_type():
+    facts = extract_facts(UNUSED_FLAG)
+    assert [s.name for s in facts.settings] == ["--legacy-mode"]
+    assert not only_deletes(UNUSED_FLAG, facts)
+    assert decide_type(UNUSED_FLAG, ChangeType.SUBSTANTIAL, "", facts) == ChangeType.SUBSTANTIAL
 
 
 def test_a_small_change_of_logic_keeps_the_models_type():

@@ -1,0 +1,270 @@
+"""What code adds to a checked answer before it is stored: the PR's names marked as code, and,
+where the model named nothing of the change, one sentence written from the change facts.
+
+A small model often describes the right change in words ("decouples the TimingContext from
+the InputProcessingContext") without marking a name as code, or writes a "what changed" and a
+risk section that name nothing a reader could look up. The facts (summarizer/facts.py) are
+exact, so a sentence built from them is true by construction: it says what was added,
+removed or changed, and which callers or settings a reader should check. The model's own text
+stays; only its boilerplate risk sentences give way to the sentence from the facts.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import PurePosixPath
+
+from bot.core.models import ChangeType, PullRequest, SummarySections
+from summarizer.checks import (
+    boilerplate_sentences,
+    is_support_file,
+    names_pr_code,
+    shaped_like_code,
+)
+from summarizer.claims import backticked_names, check_names, pr_corpus
+from summarizer.facts import ChangeFacts, Definition, Setting
+
+# A "what changed" that names fewer grounded names than this gets the sentence from the facts.
+NAMED_ENOUGH = 3
+_LIST_CAP = 3  # names in one list of the sentence: more reads as a dump
+
+
+def finish(
+    sections: SummarySections,
+    pr: PullRequest,
+    facts: ChangeFacts | None,
+    change_type: ChangeType = ChangeType.SUBSTANTIAL,
+) -> SummarySections:
+    """The sections with the PR's names marked as code, a facts sentence leading a "what
+    changed" that names too little, and a risk from the facts where the model's names none."""
+    if facts is None:
+        return sections
+    corpus = pr_corpus(pr)
+    sections = mark_code(sections, code_names(facts, pr) + diff_names(sections, pr))
+    what = sections.what_changed
+    sentence = change_sentence(facts)
+    if sentence and len(_grounded(what, pr, corpus)) < NAMED_ENOUGH:
+        what = f"{sentence} {what}"
+    risks = sections.potential_risks
+    if not names_pr_code(risks, pr, corpus):
+        risks = _with_fact_risk(risks, facts, pr, change_type)
+    return replace(sections, what_changed=what, potential_risks=risks)
+
+
+# -- names marked as code --------------------------------------------------------------------
+
+
+def code_names(facts: ChangeFacts, pr: PullRequest) -> list[str]:
+    """The names of the change a reader would look up, longest first: definitions (qualified
+    and by their own name), settings, and changed files (by path and by base name). Plain
+    words (`register`) are left out: marked in prose they would read as code by accident."""
+    names: set[str] = set()
+    for d in (*facts.definitions, *facts.signatures):
+        names |= {d.name, _short(d.name)}
+    for m in facts.moves:
+        names |= {m.old_name, m.new_name, _short(m.old_name), _short(m.new_name)}
+    names |= {s.name for s in facts.settings}
+    for f in pr.files:
+        names |= {f.filename, PurePosixPath(f.filename).name}
+    return sorted((n for n in names if _worth_marking(n)), key=lambda n: (-len(n), n))
+
+
+_IDENTIFIER = re.compile(r"(?<![\w`./-])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?![\w`/-])")
+
+
+def diff_names(sections: SummarySections, pr: PullRequest) -> list[str]:
+    """Identifiers the model wrote in prose that the diff's own lines hold: `snake_case`,
+    `CamelCase` or `dotted.names` (a model's name like Qwen3.5 is not one of them)."""
+    patches = "\n".join(f.patch or "" for f in pr.files)
+    found = set()
+    for text in (sections.what_changed, sections.technical_impact, sections.potential_risks,
+                 sections.key_insights):  # fmt: skip
+        for word in _IDENTIFIER.findall(_CODE_SPAN.sub(" ", text)):
+            if _identifier_shaped(word) and re.search(rf"(?<!\w){re.escape(word)}(?!\w)", patches):
+                found.add(word)
+    return sorted(found, key=lambda n: (-len(n), n))
+
+
+def _identifier_shaped(word: str) -> bool:
+    return len(word) >= 4 and bool(
+        re.search(r"[a-z0-9]_[a-z0-9]|^_[a-z]", word)
+        or re.search(r"[a-z][A-Z]", word)
+        or re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", word)
+    )
+
+
+def _worth_marking(name: str) -> bool:
+    return len(name) >= 4 and (
+        shaped_like_code(name)
+        or name.startswith("--")
+        or bool(re.fullmatch(r"[A-Z][A-Z0-9_]+", name))
+    )
+
+
+def _short(name: str) -> str:
+    return re.split(r"\.|::", name)[-1]
+
+
+_CODE_SPAN = re.compile(r"`+[^`]*`+")
+
+
+def mark_code(sections: SummarySections, names: list[str]) -> SummarySections:
+    """Each bare mention of one of `names` in backticks; code spans stay as written."""
+    if not names:
+        return sections
+    pattern = re.compile(
+        r"(?<![\w`./-])(" + "|".join(re.escape(n) for n in names) + r")(?![\w`/-]|\.\w)"
+    )
+
+    def marked(text: str) -> str:
+        out, last = [], 0
+        for span in _CODE_SPAN.finditer(text):
+            out += [pattern.sub(r"`\1`", text[last : span.start()]), span.group(0)]
+            last = span.end()
+        out.append(pattern.sub(r"`\1`", text[last:]))
+        return "".join(out)
+
+    return replace(
+        sections,
+        what_changed=marked(sections.what_changed),
+        technical_impact=marked(sections.technical_impact),
+        potential_risks=marked(sections.potential_risks),
+        key_insights=marked(sections.key_insights),
+    )
+
+
+def _grounded(text: str, pr: PullRequest, corpus: str) -> list[str]:
+    names = backticked_names(SummarySections(text, "", "", ""))
+    missing = set(check_names(names, pr, corpus))
+    return [n for n in names if n not in missing]
+
+
+# -- the sentence of what changed ------------------------------------------------------------
+
+
+def change_sentence(facts: ChangeFacts) -> str:
+    """ "The diff removes `a` and `b`; adds `c`; changes the signature of `d`." from the facts,
+    or "" when they hold no definition, signature, move or setting."""
+    moved = {m.old_name for m in facts.moves} | {m.new_name for m in facts.moves}
+    phrases = [
+        _phrase("moves", [f"{_code(m.old_name)} to {_code(m.new_file)}" for m in facts.moves]),
+        _phrase("removes", _names(facts.of("removed"), moved)),
+        _phrase("adds", _names(facts.of("added"), moved)),
+        _phrase("changes the signature of", [_code(s.name) for s in facts.signatures]),
+        _phrase("removes", [_setting(s) for s in _settings(facts, "removed")]),
+        _phrase("adds", [_setting(s) for s in _settings(facts, "added")]),
+        _phrase("changes", [_code(d.name) for d in facts.of("changed") if _plain_change(d, facts)]),
+    ]
+    kept = [p for p in phrases if p][:3]
+    return f"The diff {'; '.join(kept)}." if kept else ""
+
+
+def _plain_change(d: Definition, facts: ChangeFacts) -> bool:
+    """A changed body worth naming: not a class (its methods say more), not one whose new
+    signature the sentence names already."""
+    return d.kind != "class" and d.name not in {s.name for s in facts.signatures}
+
+
+def _names(defs: list[Definition], moved: set[str]) -> list[str]:
+    # A class's own methods are listed with it in the facts; the sentence names the class.
+    tops = [d for d in defs if d.name not in moved]
+    classes = {d.name for d in tops if d.kind in ("class", "struct")}
+    return [
+        _code(d.name)
+        for d in tops
+        if d.name.rsplit(".", 1)[0] not in classes or d.kind in ("class", "struct")
+    ]
+
+
+def _settings(facts: ChangeFacts, change: str, kinds: tuple[str, ...] = ()) -> list[Setting]:
+    """The settings of the code that runs (a test that stops reading a variable changes no
+    user's setting), of `kinds` when given."""
+    return [
+        s
+        for s in facts.settings
+        if s.change == change
+        and s.kind != "CI step"
+        and not is_support_file(s.file)
+        and (not kinds or s.kind in kinds)
+    ]
+
+
+def _setting(s: Setting) -> str:
+    kind = s.kind.split(" (")[0]
+    return f"the {kind} {_code(s.name)}"
+
+
+def _phrase(verb: str, items: list[str]) -> str:
+    items = list(dict.fromkeys(items))
+    if not items:
+        return ""
+    shown = items[:_LIST_CAP]
+    more = len(items) - len(shown)
+    listed = ", ".join(shown[:-1]) + (" and " if len(shown) > 1 else "") + shown[-1]
+    if more:
+        listed = f"{', '.join(shown)} and {more} more"
+    return f"{verb} {listed}"
+
+
+def _code(name: str) -> str:
+    return f"`{name}`"
+
+
+# -- the risk from the facts -----------------------------------------------------------------
+
+
+def _with_fact_risk(
+    risks: str, facts: ChangeFacts, pr: PullRequest, change_type: ChangeType
+) -> str:
+    """The risk section with its boilerplate replaced by the facts' risk, when there is one."""
+    sentence = risk_sentence(facts, pr)
+    if not sentence:
+        return risks
+    kept = risks
+    for boiler in boilerplate_sentences(risks, change_type):
+        kept = kept.replace(boiler, "", 1)
+    kept = " ".join(kept.split())
+    return f"{sentence} {kept}".strip()
+
+
+def risk_sentence(facts: ChangeFacts, pr: PullRequest) -> str:
+    """What a reviewer would check first, from the facts: callers of what was removed, users
+    of a removed or changed setting, callers of a changed signature, or the changed code's
+    callers; for a change of tests, docs or CI only, that runtime code is untouched."""
+    moved = {m.old_name for m in facts.moves}
+    removed = [_code(d.name) for d in facts.of("removed") if d.name not in moved]
+    params = [(s, p) for s in facts.signatures for p in s.removed_params]
+    settings = _settings(facts, "removed", ("config field", "CLI flag"))
+    changed_values = [s for s in _settings(facts, "changed") if s.old and s.new]
+    if removed:
+        removed = list(dict.fromkeys(removed))
+        them = "them" if len(removed) > 1 else "it"
+        return f"Code outside this diff that still uses {_list(removed)} breaks: the PR removes {them}."
+    if params:
+        s, p = params[0]
+        return f"A caller that still passes `{p}` to `{s.name}` breaks: the parameter is gone."
+    if settings:
+        return (
+            f"A configuration, script or CI job that still sets {_list([_code(s.name) for s in settings])} "
+            "no longer has the effect it had."
+        )
+    if changed_values:
+        s = changed_values[0]
+        return f"Anything that relied on `{s.name}` being `{s.old}` now gets `{s.new}`."
+    if facts.signatures:
+        s = facts.signatures[0]
+        return f"Every caller of `{s.name}` must match its new signature `{s.new}`."
+    changed = [d for d in facts.definitions if d.change in ("changed", "added")]
+    if changed and any(not is_support_file(f.filename) for f in pr.files):
+        d = changed[0]
+        return f"A regression would show in the callers of `{d.name}` (`{d.file}`), which this PR changes."
+    if pr.files and all(is_support_file(f.filename) for f in pr.files):
+        named = _list([_code(f.filename) for f in pr.files])
+        verb = "changes" if len(pr.files) == 1 else "change"
+        return f"Only {named} {verb} here: tests, docs or CI, not the code that runs in production."
+    return ""
+
+
+def _list(items: list[str]) -> str:
+    return _phrase("", items).strip()

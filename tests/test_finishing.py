@@ -1,0 +1,145 @@
+"""What code adds to the model's answer: the PR's names marked as code, and, where the model
+named nothing, sentences written from the change facts, true by construction."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from bot.app.cli import cli
+from bot.core.models import ChangedFile, ChangeType, PullRequest, SummarySections
+from summarizer.facts import extract_facts
+from summarizer.finishing import change_sentence, code_names, finish, mark_code, risk_sentence
+from tests.conftest import REPO, make_pr
+from tests.fakes.github import FakeFile
+
+
+def pr_of(*files: ChangedFile, title: str = "A change") -> PullRequest:
+    return PullRequest(REPO, 1, title, "u", "a", "merged", files=files)
+
+
+TIMING = pr_of(
+    ChangedFile(
+        "vllm/multimodal/processing/context.py", additions=6, deletions=4,
+        patch="@@ -10,6 +10,8 @@ import time\n"
+        "-class InputProcessingContext:\n-    def get_timing_stats(self):\n-        return {}\n"
+        "+class TimingContext:\n+    def record(self, name):\n+        self.names.append(name)\n"
+        "+    def register(self):\n+        pass\n",
+    ),
+)  # fmt: skip
+DEAD_CODE = pr_of(
+    ChangedFile(
+        "vllm/model_executor/layers/fused_moe/utils.py", deletions=5,
+        patch="@@ -40,8 +40,3 @@ import torch\n def keep():\n     pass\n-\n"
+        "-def _fp8_perm(m, idx):\n-    if m.dtype == torch.float8_e4m3fn:\n"
+        "-        return m.view(torch.uint8)[idx].view(m.dtype)\n-    return m[idx]\n",
+    ),
+)  # fmt: skip
+NEW_SIGNATURE = pr_of(
+    ChangedFile(
+        "vllm/lora/ops/utils.py", additions=1, deletions=1,
+        patch="@@ -5,3 +5,3 @@\n-def get_lora_op_configs(op_type, num_slices, add_inputs):\n"
+        "+def get_lora_op_configs(op_type, num_slices):\n     return {}\n",
+    ),
+)  # fmt: skip
+
+GENERIC = SummarySections(
+    what_changed="The PR decouples the TimingContext from the InputProcessingContext.",
+    technical_impact="Timing is recorded in one place, through `record`.",
+    potential_risks="The refactoring may introduce new bugs. Developers should test thoroughly.",
+    key_insights="Use the new context for timing.",
+)
+
+
+def test_a_name_of_the_change_written_in_prose_is_marked_as_code():
+    finished = mark_code(GENERIC, code_names(extract_facts(TIMING), TIMING))
+    assert finished.what_changed == (
+        "The PR decouples the `TimingContext` from the `InputProcessingContext`."
+    )
+
+
+def test_code_spans_and_plain_words_stay_as_written():
+    names = code_names(extract_facts(TIMING), TIMING)
+    assert "register" not in names and "record" not in names  # English words in prose
+    text = SummarySections("Keeps `TimingContext.record` and registers it.", "x", "y", "z")
+    assert mark_code(text, names) == text
+
+
+def test_a_what_changed_that_names_nothing_is_led_by_the_facts():
+    sections = SummarySections("It cleans up the utilities.", "x", "y", "z")
+    finished = finish(sections, DEAD_CODE, extract_facts(DEAD_CODE))
+    assert finished.what_changed == "The diff removes `_fp8_perm`. It cleans up the utilities."
+
+
+def test_a_what_changed_that_names_the_code_is_left_alone():
+    said = (
+        "It removes `_fp8_perm` and its `torch.float8_e4m3fn` view from "
+        "`vllm/model_executor/layers/fused_moe/utils.py`."
+    )
+    sections = SummarySections(said, "x", "y", "z")
+    assert finish(sections, DEAD_CODE, extract_facts(DEAD_CODE)).what_changed == said
+
+
+def test_boilerplate_risk_gives_way_to_the_callers_of_what_was_removed():
+    sections = SummarySections("x", "y", "There is no known risk. Test thoroughly.", "z")
+    finished = finish(sections, DEAD_CODE, extract_facts(DEAD_CODE))
+    assert finished.potential_risks == (
+        "Code outside this diff that still uses `_fp8_perm` breaks: the PR removes it."
+    )
+
+
+def test_a_removed_parameter_is_the_risk_named():
+    assert risk_sentence(extract_facts(NEW_SIGNATURE), NEW_SIGNATURE) == (
+        "A caller that still passes `add_inputs` to `get_lora_op_configs` breaks: "
+        "the parameter is gone."
+    )
+    assert change_sentence(extract_facts(NEW_SIGNATURE)) == (
+        "The diff changes the signature of `get_lora_op_configs`."
+    )
+
+
+def test_a_risk_that_names_the_code_is_kept_as_the_model_wrote_it():
+    risk = "A caller of `_fp8_perm` outside the repository would fail."
+    sections = SummarySections("x", "y", risk, "z")
+    assert finish(sections, DEAD_CODE, extract_facts(DEAD_CODE)).potential_risks == risk
+
+
+def test_a_test_only_change_says_which_files_and_that_production_code_is_untouched():
+    tests_only = pr_of(
+        ChangedFile(
+            "tests/test_a.py", additions=1, deletions=1, patch="@@ -1 +1 @@\n-x = 1\n+x = 2\n"
+        )
+    )
+    assert risk_sentence(extract_facts(tests_only), tests_only) == (
+        "Only `tests/test_a.py` changes here: tests, docs or CI, not the code that runs in "
+        "production."
+    )
+
+
+def test_without_facts_the_answer_is_unchanged():
+    assert finish(GENERIC, TIMING, None, ChangeType.SUBSTANTIAL) == GENERIC
+
+
+def test_a_hosted_models_generic_answer_is_stored_with_the_facts_sentences(env, github, llm):
+    day = "2026-02-23"
+    patch = DEAD_CODE.files[0].patch
+    github.add_pr(REPO, make_pr(35068, f"{day} 10:00:00", title="[Refactor] Remove dead code",
+                                file_list=[FakeFile(DEAD_CODE.files[0].filename, patch=patch)]))  # fmt: skip
+    llm.script([("content", json.dumps({
+        "type": "SUBSTANTIAL", "headline": "Dead code removed from the MoE utilities",
+        "what_changed": "The PR cleans up the fused MoE utilities.",
+        "technical_impact": "The module is shorter.",
+        "potential_risks": "There is no known risk. Developers should test thoroughly.",
+        "key_insights": "Less code to maintain.",
+    }))] * 2)  # fmt: skip
+    result = CliRunner().invoke(cli, ["report", "--date", day, "--json"])
+    assert result.exit_code == 0, result.output
+    (entry,) = json.loads(result.stdout)["pull_requests"]
+    summary = entry["summary"]
+    assert summary["what_changed"].startswith("The diff removes `_fp8_perm`.")
+    assert summary["potential_risks"].startswith(
+        "Code outside this diff that still uses `_fp8_perm` breaks"
+    )
+    assert "test thoroughly" not in summary["potential_risks"]
+    assert entry["type"] == "TRIVIAL"  # a clean-up that only deletes code
