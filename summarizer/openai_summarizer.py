@@ -25,6 +25,7 @@ from bot.ports.summarizer import (
 )
 from summarizer.checks import (
     Finding,
+    FindingKind,
     check_answer,
     decide_type,
     findings_hint,
@@ -108,6 +109,10 @@ class _Attempt:
         return self.answer.sections
 
 
+# What only a regeneration can mend: the answer says the reverse of the diff, or misquotes it.
+_REWRITE_FOR = frozenset({FindingKind.INVERTED, FindingKind.UNGROUNDED_CODE})
+
+
 class OpenAISummarizer:
     def __init__(
         self,
@@ -156,7 +161,9 @@ class OpenAISummarizer:
         no worse."""
         check = check_claims(answer.sections, pr)
         findings = check_answer(pr, answer.sections, answer.change_type)
-        if check.ok and not findings:
+        if check.ok and not any(f.kind in _REWRITE_FOR for f in findings):
+            # A speed-up claim goes sentence by sentence and boilerplate risk gives way to
+            # the facts' risk (summarize): a second generation, 20 s on a CPU, buys nothing.
             return answer, check, findings, Usage()
         notes = [findings_hint(findings)] if findings else []
         if not check.ok:

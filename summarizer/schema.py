@@ -17,7 +17,12 @@ from dataclasses import dataclass
 from json.decoder import scanstring
 
 from bot.core.models import ChangeType, SummarySections
-from summarizer.repetition import complete_sentences, find_repetition, sentences
+from summarizer.repetition import (
+    complete_sentences,
+    drop_repeated_sentences,
+    find_repetition,
+    sentences,
+)
 
 SECTION_KEYS = ("what_changed", "technical_impact", "potential_risks", "key_insights")
 _TYPE_SCHEMA = {"type": "string", "enum": [t.value for t in ChangeType]}
@@ -141,7 +146,7 @@ def parse_answer(
     # The grammar's bound closes a runaway headline mid-sentence, as it does a section.
     bounded = section_chars is not None and len(data["headline"].strip()) >= HEADLINE_CHARS - 2
     headline = parse_headline(data["headline"], cut=bounded or cut_key == "headline")
-    sections = SummarySections(**values, headline=headline)
+    sections = drop_repeated_sentences(SummarySections(**values, headline=headline))
     if repetition := find_repetition(sections):
         raise InvalidAnswer(
             str(repetition),

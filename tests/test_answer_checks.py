@@ -123,3 +123,16 @@ def test_a_section_closed_by_the_grammar_bound_keeps_its_finished_sentences():
 
 def test_a_fenced_answer_without_its_closing_fence_still_parses():
     assert parse_answer("```json\n" + answer()).sections == REAL
+
+
+def test_a_sentence_a_later_section_repeats_is_dropped_and_the_answer_kept():
+    said = REAL.what_changed.split(". ")[0] + "."
+    result = parse_answer(answer(key_insights=f"{said} Validate `num_slices` at the call site."))
+    assert result.sections.key_insights == "Validate `num_slices` at the call site."
+    assert result.sections.what_changed == REAL.what_changed
+
+
+def test_a_section_that_is_only_a_repeat_still_makes_the_answer_invalid():
+    said = REAL.what_changed.split(". ")[0] + "."
+    with pytest.raises(InvalidAnswer, match="repeated sentence in what_changed and key_insights"):
+        parse_answer(answer(key_insights=said))
