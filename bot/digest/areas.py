@@ -18,6 +18,7 @@ same grouping, whatever order they come in.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from bot.core.globs import any_glob_matches, compile_glob
 from bot.core.models import AreaGroup, ChangedFile, PullRequest
 
 OTHER = "Other"
+AREA_KEYS = ("paths", "tags")  # what an [areas.Name] table may hold
 
 # -- title tags ----------------------------------------------------------------------------------
 
@@ -317,8 +319,8 @@ def _rule(name: str, spec: Any) -> AreaRule:
     if not isinstance(spec, Mapping):
         raise ConfigurationError(f"{where} must be a table with paths and/or tags")
     for key in spec:
-        if key not in ("paths", "tags"):
-            raise ConfigurationError(f"{where}: unknown key {key!r}; an area takes paths and tags")
+        if key not in AREA_KEYS:
+            raise ConfigurationError(f"{where}: {_unknown_key(key)}; an area takes paths and tags")
     paths = _strings(where, "paths", spec.get("paths", []))
     for pattern in paths:
         try:
@@ -333,6 +335,14 @@ def _rule(name: str, spec: Any) -> AreaRule:
     if not paths and not tags:
         raise ConfigurationError(f"{where} has no paths and no tags, so it matches nothing")
     return AreaRule(name=" ".join(str(name).split()), paths=paths, tags=normalized)
+
+
+def _unknown_key(key: Any) -> str:
+    """`unknown key 'path' (did you mean 'paths'?)`: a typo is named with its likely fix."""
+    text = str(key)
+    close = difflib.get_close_matches(text.strip().lower(), AREA_KEYS, n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"unknown key {text[:40]!r}{hint}"
 
 
 def _strings(where: str, key: str, value: Any) -> tuple[str, ...]:

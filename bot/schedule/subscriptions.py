@@ -118,6 +118,11 @@ class _ConfigReader:
         table = (self.parsed() if data is None else data).get("areas")
         if not table:
             return None
+        if isinstance(table, dict):  # each area alone first, so a mistake names its own line
+            for name, spec in table.items():
+                line = self.lines.where.get((f"areas.{name}", 0, None))
+                line = line or self.lines.line("areas", 0, name)
+                self.check(line, AreaMap.from_config, {name: spec})
         return self.check(self.lines.line("areas"), AreaMap.from_config, table)
 
     def read(self) -> list[Subscription]:
