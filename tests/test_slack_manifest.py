@@ -23,9 +23,11 @@ def test_socket_mode_manifest_declares_commands_scopes_and_events():
     assert all(c["should_escape"] is False for c in data["features"]["slash_commands"])
     scopes = data["oauth_config"]["scopes"]["bot"]
     assert {"chat:write", "commands", "reactions:read"} <= set(scopes)
-    # Only what the bot calls: no chat:write.public, no users:read, no admin scopes.
+    # Only what the bot calls: no chat:write.public, no admin scopes; users:read names a
+    # flagger (users.info) without mentioning them.
     assert set(scopes) == set(BOT_SCOPES) == {
         "chat:write", "commands", "reactions:read", "channels:history", "groups:history",
+        "users:read",
     }  # fmt: skip
     settings = data["settings"]
     assert settings["event_subscriptions"]["bot_events"] == ["reaction_added", "reaction_removed"]

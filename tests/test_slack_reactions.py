@@ -11,7 +11,7 @@ from tests.fakes.slack import BotUnderTest, FakeSlack, Message
 
 DAY = "2026-02-23"
 CHANNEL = "C0DIGEST"
-THANKS = "Flagged as inaccurate by <@{}> — thanks."
+THANKS = "Flagged as inaccurate by {} — thanks."
 
 
 @pytest.fixture
@@ -42,7 +42,7 @@ async def test_a_flag_is_recorded_with_user_message_pr_and_summary_version(bot, 
     assert summary.number == payload["pr"]  # the exact version that was shown
 
     (thanks,) = acks(slack)
-    assert thanks.text == THANKS.format("U0ALICE")
+    assert thanks.text == THANKS.format("Alice")  # the display name: nobody is notified
     assert thanks.thread_ts == parent.ts  # in the digest's thread
     assert thanks.args["unfurl_links"] is False
 

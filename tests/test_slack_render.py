@@ -113,9 +113,11 @@ def test_links_only_wrap_http_urls_and_escape_their_labels():
     assert render.link("https://x.test/?a=1&b=2", "q") == "<https://x.test/?a=1&amp;b=2|q>"
 
 
-def test_mentions_are_only_built_from_user_ids():
-    assert render.flag_ack_text("U0ALICE") == "Flagged as inaccurate by <@U0ALICE> — thanks."
+def test_a_flagger_is_named_as_text_never_a_mention():
+    assert render.flag_ack_text("Alice") == "Flagged as inaccurate by Alice — thanks."
+    assert render.flag_ack_text("<@U0BOB>") == "Flagged as inaccurate by &lt;@U0BOB&gt; — thanks."
     assert "<" not in render.flag_ack_text("<!channel>")
+    assert render.flag_ack_text("@here") == "Flagged as inaccurate by @\u200dhere — thanks."
 
 
 def test_hostile_pr_and_llm_text_is_escaped_everywhere():

@@ -105,7 +105,7 @@ async def test_a_flag_posts_the_correction_in_the_thread_and_marks_the_original(
 
     # The corrected summary, as one reply in the digest's thread, after the thanks.
     (correction,) = corrections(slack, parent)
-    intro = f"Revised after a flag by <@U0ALICE>: {NOTE}"
+    intro = f"Revised after a flag by Alice: {NOTE}"
     assert correction.text == intro
     assert correction.blocks[0] == {
         "type": "section",
@@ -115,7 +115,7 @@ async def test_a_flag_posts_the_correction_in_the_thread_and_marks_the_original(
     assert "_Revised after a flag (revision 2)._" in texts(correction.blocks)
     assert correction.args["unfurl_links"] is False
     thanks, after = [m.text for m in slack.thread(CHANNEL, parent.ts)][-2:]
-    assert thanks.startswith("Flagged as inaccurate by <@U0ALICE>") and after == intro
+    assert thanks.startswith("Flagged as inaccurate by Alice") and after == intro
     assert revision_requests(llm) == 1
 
     # A new version, recorded as that reply, so a flag on the correction flags it.
@@ -166,7 +166,7 @@ async def test_the_correction_can_be_flagged_and_corrected_in_turn(bot, slack, l
     (flag,) = bot.store.active_flags(summary_id(first))
     assert (flag.user, flag.message_id) == ("U0BOB", first.ts)
     second = corrections(slack, parent)[-1]
-    assert second.text == "Revised after a flag by <@U0BOB>: Named the slices."
+    assert second.text == "Revised after a flag by Bob Stone: Named the slices."
     assert bot.store.get_summary_by_id(summary_id(second)).revision == 3
     # The first correction is marked in turn, its intro (and who flagged) kept as shown.
     (edit,) = slack.updated(CHANNEL, first.ts)
@@ -189,7 +189,7 @@ async def test_the_correction_never_overtakes_the_thanks(bot, slack, llm, thread
     await bot.react(CHANNEL, replies[0].ts, user="U0ALICE")
     *_, thanks, last = slack.thread(CHANNEL, parent.ts)
     assert thanks.text.startswith("Flagged as inaccurate")
-    assert last.text.startswith("Revised after a flag by <@U0ALICE>")
+    assert last.text.startswith("Revised after a flag by Alice")
 
 
 async def test_nothing_to_correct_is_one_short_reply(bot, slack, llm, thread):
@@ -200,7 +200,7 @@ async def test_nothing_to_correct_is_one_short_reply(bot, slack, llm, thread):
 
     (recheck,) = in_thread(slack, parent, "Re-checked")
     assert recheck.text == (
-        "Re-checked after a flag by <@U0ALICE>: no correction needed — The summary matches the diff."
+        "Re-checked after a flag by Alice: no correction needed — The summary matches the diff."
     )
     assert corrections(slack, parent) == [] and summary_updates(slack) == []
     assert not bot.store.get_summary_by_id(summary_id(reply)).superseded
@@ -212,7 +212,7 @@ async def test_llm_text_in_the_notes_is_escaped(bot, slack, llm, thread):
     await bot.react(CHANNEL, replies[0].ts, user="U0ALICE")
     (correction,) = corrections(slack, parent)
     assert correction.text == (
-        "Revised after a flag by <@U0ALICE>: Fixed &lt;!channel&gt; &amp; "
+        "Revised after a flag by Alice: Fixed &lt;!channel&gt; &amp; "
         "&lt;https://evil.example|docs&gt;."
     )
 
@@ -274,7 +274,7 @@ async def test_limited_and_failed_rechecks_post_nothing_more(bot, slack, llm, th
     outcomes = bot.store.db.execute("SELECT outcome FROM revision_attempts").fetchall()
     assert outcomes == [("failed",), ("failed",)]
     thread_texts = [m.text for m in slack.thread(CHANNEL, parent.ts)][len(replies) :]
-    assert thread_texts == ["Flagged as inaccurate by <@U0ALICE> — thanks."]
+    assert thread_texts == ["Flagged as inaccurate by Alice — thanks."]
     assert summary_updates(slack) == []
 
 

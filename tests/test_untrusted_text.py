@@ -64,7 +64,6 @@ from tests.surfaces import (
 REPO = "o/r"
 GITHUB = "https://github.com"
 WINDOW = day_window(datetime(2026, 2, 23).date(), "America/Los_Angeles")
-USER = "U0FLAGGER"
 DISCORD_USER = "123456789"
 OWN = {1: "https://team.slack.com/archives/C1/p1", 2: "https://discord.com/channels/1/2/3"}
 
@@ -128,7 +127,7 @@ def hostile_day(source: str, payload: str) -> Digest:
 def note(source: str, payload: str) -> str:
     """A re-check's note, as the flag code hands it to the renderers."""
     text = payload if source == "revision notes" else "Nothing to correct."
-    flag = Flag("slack", "C1", "1.0", USER, REPO, 1, 1, "x")
+    flag = Flag("slack", "C1", "1.0", "U0FLAGGER", REPO, 1, 1, "x")
     return RevisionOutcome(RevisionStatus.UNCHANGED, flag, note=text).note
 
 
@@ -201,10 +200,11 @@ def slack_messages(day: Digest, source: str, payload: str) -> list:
         *slack_render.reply_messages(day, day.entries[2], 3),
         *slack_render.summary_messages(hostile, UTC),
         *slack_render.group_messages(grouped),
+        # The flagger's display name is profile text anyone can set: the payload too.
         *slack_render.revision_messages(
-            hostile, UTC, user_id=USER, note=hostile.summary.change_note
+            hostile, UTC, who=payload, note=hostile.summary.change_note
         ),
-        slack_render.SlackMessage(slack_render.recheck_text(USER, note(source, payload)), []),
+        slack_render.SlackMessage(slack_render.recheck_text(payload, note(source, payload)), []),
     ]
 
 
@@ -214,7 +214,7 @@ def slack_problems(day: Digest, source: str, payload: str) -> list[str]:
         for obj in slack_objects(message):
             text = obj.get("text") or ""
             problems += [f"character {c}" for c in bad_characters(text)]
-            problems += [f"ping {p}" for p in SLACK_PINGS.findall(text) if p != f"<@{USER}>"]
+            problems += [f"ping {p}" for p in SLACK_PINGS.findall(text)]  # flaggers by name
             for url in re.findall(r"<([a-z][a-z0-9+.-]*:[^|>]*)(?:\|[^>]*)?>", text, re.I):
                 if url.replace("&amp;", "&") not in allowed_links(payload):
                     problems.append(f"link {url}")

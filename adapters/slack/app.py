@@ -25,6 +25,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from adapters.slack import render
 from adapters.slack.render import SlackMessage, escape
 from adapters.slack.transport import PLATFORM, SlackTransport, make_client
+from adapters.slack.users import UserNames
 from bot.chat.core import Ask, ChatBot, ChatCore
 from bot.chat.tasks import report
 from bot.core.day_window import zone
@@ -101,6 +102,7 @@ class SlackBot(ChatBot):
             flag_emoji=settings.flag_emoji[0] if settings.flag_emoji else "x",
         )
         self.room = core.room(self.transport, "Slack")
+        self.names = UserNames(self.client)  # who flagged, by name, for the whole process
         self.answers = SlackAnswers(self)
         self.app = AsyncApp(
             client=self.client,
@@ -307,11 +309,11 @@ class SlackAnswers:
         return (post.thread_id if post else None) or flag.message_id
 
     async def thank(self, flag: Flag, post: PostRecord | None) -> None:
-        text = render.flag_ack_text(flag.user)
+        text = render.flag_ack_text(await self.bot.names.name(flag.user))
         await self.transport.post_text(flag.channel, text, thread_ts=self._thread(flag, post))
 
     async def no_change(self, outcome: RevisionOutcome, post: PostRecord | None) -> None:
-        text = render.recheck_text(outcome.flag.user, outcome.note)
+        text = render.recheck_text(await self.bot.names.name(outcome.flag.user), outcome.note)
         thread = self._thread(outcome.flag, post)
         await self.transport.post_text(outcome.flag.channel, text, thread_ts=thread)
 
@@ -319,8 +321,9 @@ class SlackAnswers:
         self, outcome: RevisionOutcome, post: PostRecord | None, entry: DigestEntry, tz: tzinfo
     ) -> Posted:
         flag, thread = outcome.flag, self._thread(outcome.flag, post)
+        who = await self.bot.names.name(flag.user)
         messages = render.revision_messages(
-            entry, tz, user_id=flag.user, note=outcome.note, day=post.day if post else ""
+            entry, tz, who=who, note=outcome.note, day=post.day if post else ""
         )
         ts = await self.transport.post_all(flag.channel, messages, thread_ts=thread)
         return Posted(ts, thread)
@@ -338,7 +341,9 @@ class SlackAnswers:
             url = await self.transport.permalink(
                 flag.channel, posted.message_id, thread_ts=posted.thread_id
             )
-            shown = await self.bot.store.aio.read(self._as_posted, post, old, tz)
+            flagger = await self.bot.store.aio.read(self._revision_flagger, post, old)
+            who = await self.bot.names.name(flagger) if flagger else None
+            shown = await self.bot.store.aio.read(self._as_posted, post, old, tz, who)
             await self.transport.update(
                 flag.channel, flag.message_id, render.with_revision_notice(shown, url)
             )
@@ -347,8 +352,19 @@ class SlackAnswers:
                 "could not mark %s in %s as revised: %s", flag.message_id, flag.channel, exc
             )
 
-    def _as_posted(self, post: PostRecord, entry: DigestEntry, tz: tzinfo | None) -> SlackMessage:
-        """The flagged message as it was sent (its first part), rebuilt from the store."""
+    def _revision_flagger(self, post: PostRecord, entry: DigestEntry) -> str | None:
+        """Who flagged the summary a flagged correction revised (its intro names them)."""
+        store = self.bot.store
+        kind = store.post_kind(post.id) if post.id is not None else None
+        if kind != PostKind.REVISION or entry.summary is None or entry.summary.id is None:
+            return None
+        return store.revision_flagger(entry.summary.id)
+
+    def _as_posted(
+        self, post: PostRecord, entry: DigestEntry, tz: tzinfo | None, who: str | None
+    ) -> SlackMessage:
+        """The flagged message as it was sent (its first part), rebuilt from the store; `who`
+        is the name a correction's intro gives its flagger."""
         store = self.bot.store
         kind = store.post_kind(post.id) if post.id is not None else None
         if kind == PostKind.PR:
@@ -362,9 +378,8 @@ class SlackAnswers:
             return render.entry_messages(entry, tz, position=position, payload=payload)[0]
         if kind == PostKind.REVISION and entry.summary is not None:
             return render.revision_messages(
-                entry, tz, user_id=store.revision_flagger(entry.summary.id),
-                note=entry.summary.change_note, day=post.day,
-            )[0]  # fmt: skip
+                entry, tz, who=who, note=entry.summary.change_note, day=post.day
+            )[0]
         return render.summary_messages(entry, tz)[0]
 
 

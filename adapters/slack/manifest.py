@@ -9,6 +9,8 @@ tests agree; the scopes are exactly what the bot calls:
 - `channels:history`, `groups:history`: conversations.history / conversations.replies, to
   find a message sent just before a crash (public / private channels) and to read the
   metadata of a flagged /prsummary answer
+- `users:read`: users.info, so the answers to a flag name the flagger by display name,
+  as plain text that notifies nobody
 """
 
 from __future__ import annotations
@@ -28,7 +30,10 @@ COMMANDS = (
         "usage_hint": "35156 | #35156 | owner/repo#35156 | PR link",
     },
 )
-BOT_SCOPES = ("chat:write", "commands", "reactions:read", "channels:history", "groups:history")
+BOT_SCOPES = (
+    "chat:write", "commands", "reactions:read", "channels:history", "groups:history",
+    "users:read",
+)  # fmt: skip
 BOT_EVENTS = ("reaction_added", "reaction_removed")
 
 

@@ -51,6 +51,7 @@ MAX_GLANCE_TEXT = 150  # characters of a headline, title or area name in the par
 MAX_AREA_NUMBERS = 200  # characters of an area's "#12, #11, …" before its replies exist
 MAX_RELATED_TITLE = 120
 MAX_GROUP_HEADLINE = 300
+MAX_NAME = 80  # characters of a flagger's display name (Slack allows 80)
 MAX_NOTE = 600  # characters of a filtered digest's "7 of 52 PRs … touch `…`" before escaping
 MAX_WEEK_SUMMARY = 1500  # a rollup's first section: repo, week, counts, filter
 MAX_WEEK_DAYS = 1500  # its days, each linked to the day's thread (else not linked)
@@ -66,7 +67,6 @@ ZWJ = "\u200d"
 # sure no client or gateway that does parse it turns PR text into a broadcast.
 _BROADCAST = re.compile(r"@(?=(?:channel|here|everyone)\b)", re.IGNORECASE)
 _URL = re.compile(r"^https?://[^\s<>|]+$", re.IGNORECASE)
-_USER_ID = re.compile(r"^[UW][A-Z0-9]{2,20}$")
 
 
 @dataclass(frozen=True)
@@ -117,11 +117,6 @@ def link(url: str | None, label: str) -> str:
     text = escape(one_line(label))
     target = safe_url(url)
     return f"<{target}|{text}>" if target else text
-
-
-def mention(user_id: str) -> str:
-    """A user mention built by us from a Slack user id, never from text."""
-    return f"<@{user_id}>" if _USER_ID.match(user_id or "") else escape(user_id)
 
 
 def one_line(text: str | None, limit: int | None = None) -> str:
@@ -638,13 +633,19 @@ def empty_message(digest: Digest) -> SlackMessage:
 REVISED_NOTICE_ID = "prdigest_revised"  # block_id of the notice on a summary that was corrected
 
 
-def flag_ack_text(user_id: str) -> str:
-    return f"Flagged as inaccurate by {mention(user_id)} — thanks."
+def flagger(name: str) -> str:
+    """Who flagged, by name (see `adapters.slack.users`): text the user typed in a profile,
+    escaped, so it shows as written and is never a mention; nobody is notified."""
+    return escape(one_line(name, MAX_NAME)) or "someone"
 
 
-def revision_intro(user_id: str | None, note: str | None) -> str:
-    """`Revised after a flag by @user: <what changed>`; the note is LLM text, so escaped."""
-    who = f" by {mention(user_id)}" if user_id else ""
+def flag_ack_text(name: str) -> str:
+    return f"Flagged as inaccurate by {flagger(name)} — thanks."
+
+
+def revision_intro(name: str | None, note: str | None) -> str:
+    """`Revised after a flag by Alice: <what changed>`; the note is LLM text, so escaped."""
+    who = f" by {flagger(name)}" if name else ""
     text = one_line(note)
     return f"Revised after a flag{who}: {escape(text)}" if text else f"Revised after a flag{who}."
 
@@ -653,13 +654,14 @@ def revision_messages(
     entry: DigestEntry,
     tz: tzinfo | None,
     *,
-    user_id: str | None,
+    who: str | None,
     note: str | None,
     day: str = "",
 ) -> list[SlackMessage]:
-    """The corrected summary, replied in the flagged summary's thread: the intro line, then
-    the same blocks (and metadata, naming the new version) as any PR's reply."""
-    intro = revision_intro(user_id, note)
+    """The corrected summary, replied in the flagged summary's thread: the intro line (`who`
+    is the flagger's name), then the same blocks (and metadata, naming the new version) as
+    any PR's reply."""
+    intro = revision_intro(who, note)
     messages = entry_messages(entry, tz, payload=pr_payload(entry, day=day))
     first = messages[0]
     # Part 1 holds at most MAX_BLOCKS - 1 blocks (see entry_messages): the intro fits.
@@ -667,11 +669,11 @@ def revision_messages(
     return messages
 
 
-def recheck_text(user_id: str, note: str | None) -> str:
+def recheck_text(name: str, note: str | None) -> str:
     """The one reply when a re-check found nothing to correct."""
     text = one_line(note)
     reason = f" — {escape(text)}" if text else "."
-    return f"Re-checked after a flag by {mention(user_id)}: no correction needed{reason}"
+    return f"Re-checked after a flag by {flagger(name)}: no correction needed{reason}"
 
 
 def with_revision_notice(message: SlackMessage, url: str | None) -> SlackMessage:

@@ -13,7 +13,10 @@ Every Web API call is recorded (``calls()``); ``chat.postMessage`` answers incre
 values and keeps the message (with its metadata) so ``conversations.history`` and
 ``conversations.replies`` can find it again, as crash recovery needs. ``chat.update`` edits
 a kept message in place and is recorded in ``updates`` (``updated()``); ``chat.getPermalink``
-answers Slack's link format. ``socket_mode()``
+answers Slack's link format, on the workspace's host (``team_url``, also auth.test's ``url``).
+``users.info`` answers the profiles of ``users`` (``add_user()``; Alice and Bob by default),
+``user_not_found`` for anyone else, and ``missing_scope`` when ``users:read`` is not among
+the app's ``scopes``. ``socket_mode()``
 starts a local WebSocket server speaking the real envelope protocol (hello, envelopes,
 ``envelope_id`` acks) whose URL ``apps.connections.open`` hands out.
 """
@@ -36,6 +39,11 @@ from urllib.parse import parse_qs, urlencode
 from tests.fakes.http_server import FakeHTTPServer, RecordedRequest, Response
 
 BASE_TS = 1_771_900_000  # seconds part of the first ts handed out
+# What the manifest asks for (adapters/slack/manifest.py); a test can install with fewer.
+DEFAULT_SCOPES = (
+    "chat:write", "commands", "reactions:read", "channels:history", "groups:history",
+    "users:read",
+)  # fmt: skip
 
 
 @dataclass
@@ -104,6 +112,7 @@ class FakeSlack(FakeHTTPServer):
         app_id: str = "A0APP",
         not_member: tuple[str, ...] = (),
         latency: float = 0.0,
+        scopes: tuple[str, ...] | None = None,
     ) -> None:
         super().__init__(latency=latency)
         self.bot_token = bot_token
@@ -115,6 +124,10 @@ class FakeSlack(FakeHTTPServer):
         self.bot_user_id = bot_user_id
         self.app_id = app_id
         self.not_member = set(not_member)
+        self.scopes = set(DEFAULT_SCOPES if scopes is None else scopes)
+        self.users: dict[str, dict[str, Any]] = {}
+        self.add_user("U0ALICE", display_name="Alice", real_name="Alice Liddell")
+        self.add_user("U0BOB", display_name="", real_name="Bob Stone")  # no display name set
         self._post_calls = 0
         self._post_faults: dict[int, str] = {}
         self.messages: list[Message] = []
@@ -145,6 +158,25 @@ class FakeSlack(FakeHTTPServer):
         if self._socket is None:
             self._socket = FakeSocketMode(app_id=self.app_id).start()
         return self._socket
+
+    def add_user(
+        self, user_id: str, *, display_name: str = "", real_name: str = "", name: str = ""
+    ) -> None:
+        """A member of the workspace, as users.info describes them."""
+        self.users[user_id] = {
+            "id": user_id,
+            "team_id": self.team_id,
+            "name": name or user_id.lower(),
+            "deleted": False,
+            "real_name": real_name,
+            "is_bot": False,
+            "profile": {
+                "display_name": display_name,
+                "display_name_normalized": display_name,
+                "real_name": real_name,
+                "real_name_normalized": real_name,
+            },
+        }
 
     def next_ts(self) -> str:
         n = next(self._counter)
@@ -401,6 +433,12 @@ class FakeSlack(FakeHTTPServer):
         if message.thread_ts and message.thread_ts != ts:
             url += f"?thread_ts={message.thread_ts}&cid={channel}"
         return _ok(channel=channel, permalink=url)
+
+    def _m_users_info(self, args: dict[str, Any]) -> Response:
+        if "users:read" not in self.scopes:
+            return _fail("missing_scope", needed="users:read", provided=",".join(self.scopes))
+        user = self.users.get(str(args.get("user") or ""))
+        return _ok(user=user) if user is not None else _fail("user_not_found")
 
     def _m_conversations_history(self, args: dict[str, Any]) -> Response:
         channel = str(args.get("channel") or "")
