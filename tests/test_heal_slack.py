@@ -9,6 +9,7 @@ parent is edited so its counts agree. Nothing new is posted, and doing it again 
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from datetime import date, timedelta
 
 import pytest
@@ -95,13 +96,14 @@ def make_scheduler(bot: BotUnderTest, *, clock=utcnow) -> DigestScheduler:
 async def test_slash_digest_of_that_day_retries_the_failed_pr_and_heals_its_reply(
     settings, slack, github, llm
 ):
-    bot = await post_with_one_failure(settings, slack, github, llm)
+    two_a_minute = replace(settings, user_llm_per_minute=2)
+    bot = await post_with_one_failure(two_a_minute, slack, github, llm)
     try:
         parent, failed = assert_failed_first(slack)
         posted, calls = len(slack.posted(CHANNEL)), llm.completions_count
 
         # The retry costs an LLM call, counted against the user's limit: the user whose
-        # /digest of a never-listed day just spent a whole minute's worth is told to wait.
+        # /digest just had the model asked for two summaries (her minute here) is told to wait.
         refused = await bot.command("/digest", DAY)
         assert "wait a moment" in refused.text and slack.updated(CHANNEL, failed.ts) == []
 

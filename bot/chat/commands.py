@@ -195,8 +195,22 @@ class RateLimiter:
             return False
         if self.limit > 0:
             now = time.monotonic() if now is None else now
-            self._events[key].extend([now] * min(max(cost, 0), self.limit))
+            self._events[key].extend([now] * self.counted(cost))
         return True
+
+    def counted(self, cost: int) -> int:
+        """How many events `allow(cost=cost)` records."""
+        return min(max(cost, 0), self.limit) if self.limit > 0 else 0
+
+    def give_back(self, key: str, at: float, count: int) -> None:
+        """Forget up to `count` of the events recorded for `key` at `at` (work that was
+        allowed, then not done); events that already left the window are gone anyway."""
+        events = self._events[key]
+        for _ in range(max(count, 0)):
+            try:
+                events.remove(at)
+            except ValueError:
+                return
 
     def fits(self, key: str, now: float | None = None, cost: int = 1) -> bool:
         """Whether `cost` more events would be allowed now, without recording them."""
@@ -207,6 +221,18 @@ class RateLimiter:
         while events and events[0] <= now - self.window:
             events.popleft()
         return len(events) + min(cost, self.limit) <= self.limit
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The new summaries a command was allowed, counted against both limits when it was
+    accepted (so a burst of commands cannot all pass before any has started); `settle`
+    gives back whatever its work did not hand to the model."""
+
+    user_key: str
+    channel_key: str
+    at: float
+    cost: int
 
 
 class ChatCommands:
@@ -233,11 +259,13 @@ class ChatCommands:
         if repo is not None and allowed_repos and repo.lower() not in allowed_repos:
             raise UserInputError(f"{repo} is not one of the repositories this bot may summarize")
 
-    def check_llm_budget(self, user: str, channel: str, *, cost: int = 1) -> None:
+    def check_llm_budget(self, user: str, channel: str, *, cost: int = 1) -> Budget:
         """Commands that make the LLM work are limited per user and per channel.
 
-        `cost` is the number of new summaries the command may need (see `digest_cost`);
-        nothing is counted against either limit when the command is refused.
+        `cost` is the number of new summaries the command may need (see `digest_cost`). It
+        is counted now, so that the next command sees it, and `settle` gives back what the
+        work did not use: a repository or PR not found, an issue, a summary stored meanwhile
+        cost nothing. Nothing is counted when the command is refused.
         """
         user_key, channel_key = f"user:{user}", f"channel:{channel}"
         if not self.user_limit.fits(user_key, cost=cost):
@@ -250,8 +278,18 @@ class ChatCommands:
                 "This channel has asked for a lot of new summaries in the last minute: "
                 "please wait a moment and try again."
             )
-        self.user_limit.allow(user_key, cost=cost)
-        self.channel_limit.allow(channel_key, cost=cost)
+        at = time.monotonic()
+        self.user_limit.allow(user_key, now=at, cost=cost)
+        self.channel_limit.allow(channel_key, now=at, cost=cost)
+        return Budget(user_key, channel_key, at, cost)
+
+    def settle(self, budget: Budget, used: int) -> None:
+        """Keep `used` of the summaries `budget` allowed (those the model was asked for, see
+        `bot.core.llm_work`), give back the rest."""
+        limits = ((self.user_limit, budget.user_key), (self.channel_limit, budget.channel_key))
+        for limiter, key in limits:
+            counted = limiter.counted(budget.cost)
+            limiter.give_back(key, budget.at, counted - min(max(used, 0), counted))
 
     async def digest_cost(self, request: DigestRequest | WeekRequest) -> int:
         """The new summaries a `/digest` may cost, for `check_llm_budget(cost=...)`.

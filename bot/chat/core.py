@@ -10,11 +10,13 @@ its tracked tasks and its flag loop, all over the one `ChatCore`.
 from __future__ import annotations
 
 import logging
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from bot.chat.commands import (
+    Budget,
     ChatCommands,
     DigestRequest,
     PRRequest,
@@ -29,6 +31,7 @@ from bot.chat.revisions import RevisionService
 from bot.chat.styles import DigestStyles
 from bot.chat.subscribe import handle_subscription_command
 from bot.chat.tasks import Tasks, report
+from bot.core import llm_work
 from bot.core.errors import PRDigestError, StorageError
 from bot.core.filters import parse_filter_args
 from bot.core.models import (
@@ -104,6 +107,7 @@ class ChatCore:
         if refusal:
             return await reply.answer(refusal)
         day, tz_name = request.shown_day, request.window.tz_name
+        await self._ready_for_links(room)
         link = await self.store.aio.read(self._already_posted, room, ask.channel, request)
         if link and await reply.already(request.repo, day, tz_name, link):
             return None
@@ -111,12 +115,33 @@ class ChatCore:
             # A digest costs the summaries it may still need (none for a day already
             # summarized, a whole minute's worth for a day never listed), not one unit.
             cost = await self.commands.digest_cost(request)
-            self.commands.check_llm_budget(ask.user, ask.channel, cost=cost)
+            budget = self.commands.check_llm_budget(ask.user, ask.channel, cost=cost)
         except PRDigestError as exc:
             return await reply.answer(str(exc))
         label = f"{request.repo} for {day} ({tz_name})"
         await reply.accept(f"Preparing the digest of {label}…")
-        await room.after_ack(self._post_digest(room, ask, request, reply), f"/digest {label}")
+        work = self._post_digest(room, ask, request, reply, budget)
+        await room.after_ack(work, f"/digest {label}")
+
+    @staticmethod
+    async def _ready_for_links(room: ChatRoom) -> None:
+        """Learn the workspace's host before an "already posted" link is built (at once when
+        the bot identified itself at start); a failure only leaves the link on the default
+        host, and is not the command's: the work itself goes on."""
+        try:
+            await room.ready()
+        except Exception:  # noqa: BLE001 - a link on another host beats no answer
+            log.warning("could not learn the workspace's URL", exc_info=True)
+
+    @contextmanager
+    def _spending(self, budget: Budget) -> Iterator[None]:
+        """Keep of a command's LLM budget only what the model was asked for in the block: a
+        failed lookup (a repository or PR not found, an issue) costs nothing."""
+        with llm_work.metered() as meter:
+            try:
+                yield
+            finally:
+                self.commands.settle(budget, meter.started)
 
     @property
     def styles(self) -> DigestStyles:
@@ -135,15 +160,16 @@ class ChatCore:
         return None if failed else link
 
     async def _post_digest(
-        self, room: ChatRoom, ask: Ask, request: DigestRequest | WeekRequest, reply: DigestReply
-    ) -> None:
+        self, room: ChatRoom, ask: Ask, request: DigestRequest | WeekRequest, reply: DigestReply,
+        budget: Budget,
+    ) -> None:  # fmt: skip
         day, tz_name = request.shown_day, request.window.tz_name
         try:
-            await room.ready()
-            styles = self.styles
-            digest = styles.apply(
-                await self.commands.build_digest(request, styles.bots), room.platform, ask.channel
-            )
+            with self._spending(budget):
+                await room.ready()
+                styles = self.styles
+                built = await self.commands.build_digest(request, styles.bots)
+            digest = styles.apply(built, room.platform, ask.channel)
             outcome = await room.poster.post(ask.channel, digest)
             if outcome.status == PostStatus.ALREADY:
                 # Building the day again just asked the model again for the PRs its thread
@@ -193,7 +219,7 @@ class ChatCore:
             request = self.commands.pr_request(ask.text, ask.channel)
             entry = await self.commands.cached(request)
             if entry is None:
-                self.commands.check_llm_budget(ask.user, ask.channel)
+                budget = self.commands.check_llm_budget(ask.user, ask.channel)
         except PRDigestError as exc:
             return await reply.answer(str(exc))
         what = f"/prsummary #{request.number}"
@@ -201,13 +227,14 @@ class ChatCore:
             await reply.accept()
             return await room.after_ack(self._show(room, ask, entry, reply), what)
         await reply.accept(f"Summarizing #{request.number}…")
-        await room.after_ack(self._summarize(room, ask, request, reply), what)
+        await room.after_ack(self._summarize(room, ask, request, reply, budget), what)
 
     async def _summarize(
-        self, room: ChatRoom, ask: Ask, request: PRRequest, reply: SummaryReply
+        self, room: ChatRoom, ask: Ask, request: PRRequest, reply: SummaryReply, budget: Budget
     ) -> None:
         try:
-            entry = await self.commands.summarize(request)
+            with self._spending(budget):
+                entry = await self.commands.summarize(request)
         except Exception as exc:  # noqa: BLE001 - not found, an issue, GitHub down...
             return await reply.error(report(exc, f"/prsummary {request.repo}#{request.number}"))
         await self._show(room, ask, entry, reply)
@@ -274,9 +301,7 @@ class ChatRoom:
 
     async def ready(self) -> None:
         """Let the transport learn who it is before posting, if it needs to."""
-        identify = getattr(self.transport, "identify", None)
-        if identify is not None:
-            await identify()
+        await self.poster.identified()
 
     async def flagged_post(self, flag: Flag) -> PostRecord | None:
         return await self.core.store.aio.post_by_message(

@@ -63,6 +63,13 @@ class DigestPoster:
         # One digest post per (channel, repo, day) at a time within this process.
         self._locks: dict[tuple[str, str, str], asyncio.Lock] = {}
 
+    async def identified(self) -> None:
+        """Let the transport learn who it is, once, before a link is built: Slack's links are
+        on the workspace's own host, which only auth.test tells."""
+        identify = getattr(self.transport, "identify", None)
+        if identify is not None:
+            await identify()
+
     def existing(self, channel: str, repo: str, day: str) -> PostRecord | None:
         """The recorded parent (or empty-day) message of a digest, if it was fully posted."""
         for kind in (PostKind.PARENT, PostKind.EMPTY):
@@ -164,6 +171,7 @@ class DigestPoster:
         a catch-up never tries the day again."""
         key = (channel, digest.repo, digest.post_day)
         lock = self._locks.setdefault(key, asyncio.Lock())
+        await self.identified()  # an "already posted" answer sends nothing, yet links
         async with lock:
             return await self._post(channel, digest, quiet)
 
@@ -305,9 +313,7 @@ class DigestPoster:
         async with self._locks.setdefault(key, asyncio.Lock()):
             if not await self.store.aio.read(self.is_complete, channel, digest):
                 return 0  # the thread is still being posted: its resume comes first
-            identify = getattr(self.transport, "identify", None)
-            if identify is not None:  # links to the replies are built as the first post's were
-                await identify()
+            await self.identified()  # links to the replies are built as the first post's were
             summaries = {
                 e.pr.number: e.summary.id
                 for e in digest.thread_entries

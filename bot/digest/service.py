@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 
+from bot.core import llm_work
 from bot.core.clock import utcnow
 from bot.core.day_window import day_window, is_complete
 from bot.core.errors import NotFoundError, SourceError
@@ -401,6 +402,7 @@ class DigestService:
                 if cached:
                     return DigestEntry(pr, cached)
             async with semaphore:
+                llm_work.started()  # what a chat command's LLM limits count
                 try:
                     result = await summarizer.summarize(pr)
                 except SummarizeError as exc:
