@@ -53,7 +53,7 @@ def test_no_repository_anywhere(env, monkeypatch):
 def test_no_llm_configured_names_both_ways_out(env, github, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY")
     monkeypatch.delenv("OPENAI_BASE_URL")
-    monkeypatch.setattr("summarizer.local_summarizer.local_available", lambda: False)
+    monkeypatch.setattr("summarizer.model_assembly.local_runtime_available", lambda: False)
     result = run("report", "--date", "2026-02-23")
     assert_one_line_error(result, "No LLM configured")
     assert "OPENAI_API_KEY" in result.stderr and "prdigest[local]" in result.stderr

@@ -1,32 +1,19 @@
-"""The composition root: the one place that builds the store, the GitHub source, the
-summarizer, the chat core, the platforms present in the settings and the scheduler, and
-wires them."""
+"""The composition root of the digest service: the store, the GitHub source and the summarizer,
+wired. Every command builds its service here; `bot.app.bots` adds the chat core, the platforms
+present in the settings and the scheduler for `prdigest run` and `post`.
+
+The GitHub client and the summarizer are made on first use, and their libraries imported then
+(`bot.app.deferred`): a command answered from the store never loads them."""
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable
 
-from bot.app.platforms import REGISTRY, PlatformEntry
-from bot.chat.core import ChatCore
-from bot.chat.posting import DigestPoster
-from bot.core.errors import ConfigurationError
-from bot.core.models import Platform
+from bot.app.deferred import DeferredSummarizer, github_source
 from bot.core.settings import Settings
-from bot.digest.github_source import GitHubSource
 from bot.digest.service import DigestService
-from bot.schedule.scheduler import DigestScheduler
-from bot.schedule.subscriptions import Subscriptions, load_area_map
-from bot.store.lease import Lease
+from bot.schedule.subscriptions import load_area_map
 from bot.store.store import Store
-from summarizer.factory import make_summarizer
-
-NOTHING_CONFIGURED = (
-    "Nothing to run: set SLACK_BOT_TOKEN with SLACK_APP_TOKEN (Socket Mode) or with "
-    "SLACK_SIGNING_SECRET and --http, and/or DISCORD_BOT_TOKEN. See .env.example."
-)
 
 
 def display_names(settings: Settings) -> Callable[[str], str]:
@@ -46,75 +33,8 @@ def build_service(settings: Settings, store: Store | None = None) -> DigestServi
     llm = settings.llm
     return DigestService(
         store=store or Store(settings.db_path),
-        source_factory=lambda: GitHubSource(
-            settings.github_api_url,
-            settings.github_token,
-            retries=settings.github_retries,
-            backoff=settings.github_backoff,
-        ),
-        summarizer_factory=lambda call_log: make_summarizer(llm, call_log),
+        source_factory=lambda: github_source(settings),
+        summarizer_factory=lambda call_log: DeferredSummarizer(llm, call_log),
         display_names=display_names(settings),
         area_map=load_area_map(settings),
     )
-
-
-@dataclass
-class App:
-    """Everything `prdigest run` runs: one store and service, one chat core, the configured
-    platforms' bots over it (each with its poster), and the scheduler over those posters."""
-
-    settings: Settings
-    store: Store
-    service: DigestService
-    scheduler: DigestScheduler
-    core: ChatCore
-    subscriptions: Subscriptions
-    bots: dict[Platform, Any] = field(default_factory=dict)
-
-    def entries(self) -> list[tuple[PlatformEntry, Any]]:
-        return [(REGISTRY[platform], bot) for platform, bot in self.bots.items()]
-
-
-def configured_platforms(settings: Settings) -> list[PlatformEntry]:
-    return [entry for entry in REGISTRY.values() if entry.configured(settings)]
-
-
-def build_app(settings: Settings) -> App:
-    """Wire the bot for `prdigest run`; raises ConfigurationError when no platform is set up
-    or prdigest.toml is wrong (refused here, at start, with its line and reason)."""
-    entries = configured_platforms(settings)
-    if not entries:
-        raise ConfigurationError(NOTHING_CONFIGURED)
-    store = Store(settings.db_path)
-    service = build_service(settings, store)
-    posters: dict[str, DigestPoster] = {}  # filled below, as each platform's bot is built
-    # It runs even with no subscription yet: `/digest subscribe` adds them at runtime.
-    subscriptions = Subscriptions.from_settings(settings, store)
-    scheduler = DigestScheduler(
-        service,
-        posters,
-        subscriptions,
-        settings,
-        lease=Lease(store, "scheduler"),
-    )
-    core = ChatCore(settings, service, store, scheduler=scheduler)
-    app = App(settings, store, service, scheduler, core, subscriptions)
-    for entry in entries:
-        bot = entry.build(settings, service, store, core)
-        app.bots[entry.platform] = bot
-        posters[entry.platform] = bot.poster
-    return app
-
-
-@contextlib.asynccontextmanager
-async def one_poster(
-    platform: Platform, settings: Settings, service: DigestService, store: Store
-) -> AsyncIterator[DigestPoster]:
-    """The platform's poster for one `prdigest post`: Web API or REST only, no live connection."""
-    entry = REGISTRY[platform]
-    bot = entry.build(settings, service, store, ChatCore(settings, service, store))
-    try:
-        await entry.connect(bot, settings)
-        yield bot.poster
-    finally:
-        await entry.close(bot)

@@ -16,11 +16,11 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TextIO, TypeVar
 
+from bot.app.deferred import DeferredSummarizer
 from bot.core.models import PRSummary, PullRequest
 from bot.digest.service import DigestService
 from bot.ports.summarizer import CallLog, DayCandidate, Revision, Summarizer, SummaryResult
 from bot.store.store import Store
-from summarizer.local_summarizer import LocalSummarizer
 
 T = TypeVar("T")
 
@@ -200,7 +200,7 @@ def watch_local_model(service: DigestService, stream: TextIO | None = None) -> L
 
     def factory(call_log: CallLog) -> Summarizer:
         summarizer = make(call_log)  # run on a worker thread: the store read below may block
-        if not isinstance(summarizer, LocalSummarizer):
+        if not (isinstance(summarizer, DeferredSummarizer) and summarizer.local):
             return summarizer
         progress.estimate = measured_seconds_per_pr(service.store, summarizer.model)
         summarizer.seconds_per_pr = progress.estimate

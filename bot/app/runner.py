@@ -14,7 +14,7 @@ import signal
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from bot.app.compose import NOTHING_CONFIGURED, App, build_app
+from bot.app.bots import NOTHING_CONFIGURED, App, build_app
 from bot.app.platforms import RunOptions
 from bot.chat.posting import resume_unfinished
 from bot.core.errors import StorageError

@@ -12,12 +12,15 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
+from typing import TYPE_CHECKING
 
 from bot.core.clock import utcnow
 from bot.core.codeowners import CODEOWNERS_LOCATIONS, CodeOwners, parse_codeowners
 from bot.core.errors import UserInputError
-from bot.digest.github_source import GitHubSource
 from bot.store.store import Store
+
+if TYPE_CHECKING:  # PyGithub takes 0.15 s to import: the source is made, and loads it, on use
+    from bot.digest.github_source import GitHubSource
 
 # (path, text) of a repository's CODEOWNERS, or (None, None) when it has none.
 _Found = tuple[str | None, str | None]

@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
+from typing import TYPE_CHECKING
 
 from bot.core import llm_work
 from bot.core.clock import utcnow
@@ -35,7 +36,6 @@ from bot.core.models import (
 from bot.core.reverts import is_revert
 from bot.digest.areas import AreaMap, area_of, group_areas
 from bot.digest.filtering import filtered
-from bot.digest.github_source import GitHubSource, RepoInfo
 from bot.digest.overview import (
     DAY,
     PICKED_BY_RULE,
@@ -55,6 +55,9 @@ from bot.ports.summarizer import LLMCall, Revision, SummarizeError, Summarizer
 from bot.store.base import StorageError
 from bot.store.store import Store
 from summarizer.prompt import scrub_sections
+
+if TYPE_CHECKING:  # PyGithub takes 0.15 s to import: the source is made, and loads it, on use
+    from bot.digest.github_source import GitHubSource, RepoInfo
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,188 @@
+"""`prdigest report`: the Markdown (or JSON) report of one day, or of a week."""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import click
+from click.core import ParameterSource
+
+from bot.app.commands.model_notes import day_line
+from bot.app.commands.shared import (
+    CLIError,
+    json_option,
+    load_settings,
+    refresh_option,
+    repo_option,
+    run_command,
+    tz_option,
+    write_output,
+)
+from bot.app.compose import build_service
+from bot.app.deferred import configured_identity
+from bot.app.progress import LocalProgress, watch_local_model
+from bot.core.day_window import day_window, parse_day, week_start, zone
+from bot.core.models import DayWindow, Digest
+from bot.core.pr_ref import parse_repo
+from bot.core.settings import Settings
+from bot.digest.render_json import digest_json
+from bot.digest.render_markdown import render_report, render_week_report
+
+DATE_WITH_WEEK = (
+    "--date and --week cannot be used together: --week DAY reports the week of DAY, "
+    "e.g. prdigest report --week 2026-02-23"
+)
+
+
+@click.command("report")
+@repo_option
+@click.option(
+    "--date",
+    "date_text",
+    default="yesterday",
+    show_default=True,
+    help="YYYY-MM-DD, today, yesterday or 'N days ago'.",
+)
+@tz_option
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to this file."
+)
+@refresh_option
+@json_option
+@click.option(
+    "--overview",
+    is_flag=True,
+    help="Put the day at a glance (counts, highlights, areas, reverts) above the first PR.",
+)
+@click.option(
+    "--week",
+    "week_text",
+    metavar="DAY",
+    help="The weekly rollup of DAY's week, Monday to Sunday, instead of one day.",
+)
+@click.pass_context
+@run_command
+async def command(
+    ctx: click.Context,
+    repo_text: str | None,
+    date_text: str,
+    tz_name: str | None,
+    output: Path | None,
+    refresh: bool,
+    as_json: bool,
+    overview: bool,
+    week_text: str | None,
+) -> int:
+    """Write the Markdown report of the PRs merged on one day, or of a week.
+
+    Examples: prdigest report --repo vllm-project/vllm --date 2026-02-23 --overview;
+    prdigest report --week 2026-02-23 (Monday 23 to Sunday 1 March)
+    """
+    if week_text is not None and ctx.get_parameter_source("date_text") != ParameterSource.DEFAULT:
+        raise CLIError(DATE_WITH_WEEK)
+    settings = load_settings(ctx.obj["verbose"])
+    repo = parse_repo(repo_text or settings.repo)
+    tz_name = tz_name or settings.timezone
+    zone(tz_name)
+    first = week_start(week_text, tz_name) if week_text is not None else None
+    window = day_window(parse_day(date_text, tz_name), tz_name)
+    digest = await build(settings, repo, window, first, refresh=refresh, overview=overview)
+    if as_json:
+        text = json.dumps(digest_json(digest), indent=2) + "\n"
+    elif digest.week is not None:
+        text = render_week_report(digest)
+    else:
+        text = render_report(digest, overview=overview)
+    write_output(text, output)
+    if digest.failed:
+        failed = ", ".join(f"#{e.pr.number} ({e.error})" for e in digest.failed)
+        click.echo(
+            f"{len(digest.failed)} of {len(digest.entries)} PRs could not be summarized: {failed}. "
+            "Run the same command again to retry only those.",
+            err=True,
+        )
+        return 1
+    if output:
+        click.echo(f"Wrote {len(digest.entries)} PRs to {output}", err=True)
+    return 0
+
+
+async def build(
+    settings: Settings,
+    repo: str,
+    window: DayWindow,
+    first: date | None,
+    *,
+    refresh: bool,
+    overview: bool,
+) -> Digest:
+    """The day's digest, or the week's from `first`, with progress on stderr."""
+    service = build_service(settings)
+    local = watch_local_model(service)
+    try:
+        await service.summarizer()  # fail fast, before any GitHub call, if no LLM is set up
+        if first is not None:
+            week_progress = WeekProgress(local if local.active else None)
+            return await service.week(repo, first, window.tz_name, progress=week_progress.update)
+        if not refresh:
+            note = day_line(service.store, repo, window, configured_identity(settings.llm))
+            if note:
+                click.echo(note, err=True)
+        bar = local if local.active else ProgressBar(f"Summarizing {repo} {window.day}")
+        with bar:
+            return await service.digest(
+                repo, window, refresh=refresh, progress=bar.update, glance=overview
+            )
+    finally:
+        await service.aclose()
+
+
+class ProgressBar:
+    """A progress bar on stderr when it is a terminal; silent otherwise."""
+
+    def __init__(self, label: str):
+        self.label = label
+        self.bar: Any = None
+        self.shown = 0
+        self.enabled = sys.stderr.isatty()
+
+    def __enter__(self) -> ProgressBar:
+        return self
+
+    def update(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        if self.bar is None:
+            self.bar = click.progressbar(length=total, label=self.label, file=sys.stderr)
+            self.bar.__enter__()
+        self.bar.update(done - self.shown)
+        self.shown = done
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+
+
+class WeekProgress:
+    """A weekly rollup's progress on stderr: a line per day once it is ready, with a bar
+    while a day's PRs are fetched and summarized (on a terminal), or the built-in model's
+    line per PR."""
+
+    def __init__(self, local: LocalProgress | None = None) -> None:
+        self.bars: dict[date, ProgressBar] = {}
+        self.local = local
+
+    def update(self, day: date, done: int, total: int) -> None:
+        if self.local is not None:
+            self.local.update(done, total)
+        else:
+            bar = self.bars.setdefault(day, ProgressBar(f"Building {day}"))
+            bar.update(done, total)
+            if done == total:
+                bar.__exit__()
+        if done == total:
+            click.echo(f"{day}: {total} PR{'s' if total != 1 else ''} ready", err=True)
