@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from openai import AsyncOpenAI
-
 from bot.core.errors import ConfigurationError
 from bot.core.llm_settings import LLMSettings
 from bot.ports.summarizer import CallLog, Summarizer
 from summarizer import local_summarizer
+from summarizer.llm_client import make_client
 from summarizer.openai_summarizer import OpenAISummarizer
 from summarizer.prompt import PromptBudget
 
@@ -20,15 +19,8 @@ NO_LLM = (
 
 def make_summarizer(settings: LLMSettings, call_log: CallLog | None = None) -> Summarizer:
     if settings.llm_configured:
-        client = AsyncOpenAI(
-            # Self-hosted servers (vLLM, Ollama) take any key; the client insists on one.
-            api_key=settings.openai_api_key or "not-needed",
-            base_url=settings.openai_base_url,
-            timeout=settings.llm_timeout,
-            max_retries=settings.llm_max_retries,
-        )
         return OpenAISummarizer(
-            client,
+            make_client(settings),
             settings.model,
             budget=PromptBudget(max_prompt_tokens=settings.max_prompt_tokens),
             concurrency=settings.concurrency,

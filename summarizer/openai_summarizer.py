@@ -23,6 +23,7 @@ from bot.ports.summarizer import (
     SummarizeError,
     SummaryResult,
 )
+from summarizer import llm_client
 from summarizer.checks import (
     Finding,
     FindingKind,
@@ -414,6 +415,8 @@ def _refuses_format(exc: openai.BadRequestError) -> bool:
 
 def _reason(exc: Exception) -> str:
     """One line for the report: what kind of failure, without the request or any key."""
+    if isinstance(exc, openai.APIConnectionError) and (where := llm_client.describe(exc)):
+        return where  # the host and the setting that points there (a timeout too)
     if isinstance(exc, openai.APITimeoutError):
         return "the LLM timed out"
     if isinstance(exc, openai.APIConnectionError):

@@ -42,7 +42,17 @@ class HasSecrets(Protocol):
     def secrets(self) -> list[str]: ...
 
 
+# The libraries' loggers. Their warnings (urllib3's "Retrying ...", a deprecation) are for
+# whoever runs with -v: prdigest's own error line says what failed, once, in its words.
+LIBRARIES = (
+    "httpx", "httpx2", "httpcore", "httpcore2", "urllib3", "requests", "github", "openai",
+    "slack_sdk", "discord", "py.warnings",
+)  # fmt: skip
+
+
 def configure_logging(settings: HasSecrets, verbose: int = 0) -> None:
+    """stderr gets prdigest's warnings; -v adds its info and the libraries' warnings (Python
+    warnings included), -vv prdigest's debug lines."""
     level = logging.WARNING if verbose <= 0 else logging.INFO if verbose == 1 else logging.DEBUG
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
@@ -52,6 +62,10 @@ def configure_logging(settings: HasSecrets, verbose: int = 0) -> None:
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(level)
-    # The HTTP clients log every request at DEBUG/INFO, URLs and headers included.
-    for noisy in ("httpx", "httpx2", "urllib3", "github", "openai", "slack_sdk", "discord"):
-        logging.getLogger(noisy).setLevel(max(level, logging.WARNING))
+    # warnings.warn() goes to the "py.warnings" logger, and so to the log, not to the terminal.
+    logging.captureWarnings(True)
+    # The HTTP clients log every request at DEBUG/INFO, URLs and headers included: even -vv
+    # shows only their warnings. Without -v, not even those.
+    library_level = logging.ERROR if verbose <= 0 else logging.WARNING
+    for name in LIBRARIES:
+        logging.getLogger(name).setLevel(library_level)

@@ -12,22 +12,22 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from github import Auth, Github, GithubException, UnknownObjectException
+from github import GithubException, UnknownObjectException
 from github.File import File
-from github.GithubRetry import GithubRetry
 from github.PullRequest import PullRequest as GitHubPull
 from requests.exceptions import RequestException
 
 from bot.core.codeowners import CODEOWNERS_LOCATIONS
+from bot.core.endpoints import Endpoint
 from bot.core.errors import NotFoundError, SourceError
 from bot.core.logs import mask
 from bot.core.models import ChangedFile, DayWindow, PullRequest
+from bot.digest.github_client import PER_PAGE, make_github
 
 log = logging.getLogger(__name__)
 
 # GitHub's files endpoint stops at 3000 files.
 MAX_FILES = 3000
-PER_PAGE = 100  # the most GitHub gives in one page
 
 # GitHub does not load a CODEOWNERS file of 3 MB or more.
 MAX_CODEOWNERS_BYTES = 3 * 1024 * 1024
@@ -61,30 +61,12 @@ class GitHubSource:
         token: str | None,
         *,
         timeout: int = 30,
-        retries: int = 8,
+        retries: int = 5,
         backoff: float = 0.5,
     ):
-        if not token:
-            log.warning(
-                "GITHUB_TOKEN is not set: only public repositories can be read, "
-                "and GitHub allows 60 requests an hour without a token"
-            )
-        self.github = Github(
-            base_url=api_url,
-            auth=Auth.Token(token) if token else None,
-            per_page=PER_PAGE,
-            timeout=timeout,
-            # Requests go out one at a time (the digest's fetcher is a single sequential task),
-            # which is what GitHub asks of clients to avoid its secondary rate limits. PyGithub's
-            # default 0.25 s pause between reads would add 25 s to a 50-PR day for no benefit:
-            # serial reads are within GitHub's guidance, and the retry below honours Retry-After
-            # and waits out X-RateLimit-Reset when a limit is hit anyway. We never write.
-            seconds_between_requests=None,
-            seconds_between_writes=None,
-            retry=GithubRetry(
-                total=retries, backoff_factor=backoff, backoff_max=30, max_rate_limit_wait=3700
-            ),
-        )
+        self.github = make_github(api_url, token, timeout=timeout, retries=retries, backoff=backoff)
+        self.endpoint = Endpoint("GitHub", "GITHUB_API_URL", api_url)
+        self._anonymous = not token
         # Kept only to mask it: an error message quoting the server could echo it back.
         self._secret = token or ""
         # Repository handles that make no call of their own: the PR calls name the repo anyway.
@@ -108,7 +90,17 @@ class GitHubSource:
                 html_url=repo.html_url,
                 private=bool(repo.private),
             )
+            self._say_anonymous()
         return self._repos[full_name]
+
+    def _say_anonymous(self) -> None:
+        # Said once GitHub has answered: when it cannot be reached, that is the one line.
+        if self._anonymous:
+            self._anonymous = False
+            log.warning(
+                "GITHUB_TOKEN is not set: only public repositories can be read, "
+                "and GitHub allows 60 requests an hour without a token"
+            )
 
     def merged_numbers(self, repo: RepoInfo, window: DayWindow) -> list[int]:
         """Numbers of the PRs merged into the default branch during the window, any order."""
@@ -212,7 +204,7 @@ class GitHubSource:
     def _describe(self, exc: Exception, doing: str) -> str:
         # GitHub's message is shown to users; a proxy or server that echoes the request's
         # credentials must not put the token in a report, a chat post or the log.
-        return mask(_describe(exc, doing), self._secret)
+        return mask(_describe(exc, doing, self.endpoint, bool(self._secret)), self._secret)
 
     def _not_a_pr(self, repo: RepoInfo, number: int) -> NotFoundError:
         # Only on the error path: one more call tells "no such number" from "that is an issue".
@@ -247,12 +239,24 @@ def _html_base(pr_url: str, full_name: str) -> str:
     return pr_url.split(marker)[0] if marker in pr_url else "https://github.com"
 
 
-def _describe(exc: Exception, doing: str) -> str:
+def _describe(exc: Exception, doing: str, endpoint: Endpoint, token: bool) -> str:
     if isinstance(exc, GithubException):
         message = exc.data.get("message") if isinstance(exc.data, dict) else None
-        return f"GitHub answered {exc.status} while {doing}" + (f": {message}" if message else "")
+        line = f"GitHub answered {exc.status} while {doing}" + (f": {message}" if message else "")
+        return line + _hint(exc.status, message or "", token)
     # requests gives up with RetryError after the retries: name the last status it saw.
     status = re.search(r"too many (\d{3}) error", str(exc))
     if status:
         return f"GitHub answered {status.group(1)} while {doing} (after retries)"
-    return f"Could not reach GitHub while {doing} ({type(exc).__name__})"
+    # No answer at all: where it was going, and the setting that points there.
+    line = endpoint.unreachable(exc)
+    return line[0].upper() + line[1:]
+
+
+def _hint(status: int, message: str, token: bool) -> str:
+    """What the user can do about an answer that is about the token."""
+    if status == 401:
+        return " (check GITHUB_TOKEN)"
+    if status in (403, 429) and "rate limit" in message.lower() and not token:
+        return " (a GITHUB_TOKEN allows 5,000 requests an hour)"
+    return ""
