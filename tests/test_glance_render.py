@@ -16,7 +16,7 @@ from slack_sdk.errors import SlackApiError
 
 from adapters.discord import render as discord_render
 from adapters.slack import render as slack_render
-from adapters.slack.render import (
+from adapters.slack.limits import (
     MAX_BLOCKS,
     MAX_HEADER_TEXT,
     MAX_MESSAGE_TEXT,

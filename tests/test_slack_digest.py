@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from adapters.slack.render import MAX_BLOCKS, MAX_SECTION_TEXT, block_text_length
+from adapters.slack.limits import MAX_BLOCKS, MAX_SECTION_TEXT, block_text_length
 from tests.conftest import REPO, make_pr
 from tests.fakes.openai_api import huge_sections
 from tests.fakes.slack import BotUnderTest, FakeSlack, Message

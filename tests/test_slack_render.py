@@ -6,14 +6,13 @@ import re
 from datetime import UTC, date, datetime, timedelta
 
 from adapters.slack import render
-from adapters.slack.render import (
+from adapters.slack.limits import (
     MAX_BLOCKS,
     MAX_MESSAGE_TEXT,
     MAX_SECTION_TEXT,
     block_text_length,
-    escape,
-    split_text,
 )
+from adapters.slack.render.mrkdwn import escape
 from bot.core.day_window import day_window
 from bot.core.models import (
     ChangedFile,
@@ -25,6 +24,7 @@ from bot.core.models import (
     SummarySections,
     Usage,
 )
+from bot.digest.text import split_text
 
 WINDOW = day_window(date(2026, 2, 23), "America/Los_Angeles")
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import pytest
 
-from adapters.slack.render import REVISED_NOTICE_ID
+from adapters.slack.render.flags import REVISED_NOTICE_ID
 from tests.conftest import REPO, make_pr
 from tests.fakes.openai_api import FakeOpenAI
 from tests.fakes.slack import FakeSlack, Message

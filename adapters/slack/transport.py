@@ -23,7 +23,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack import render
-from adapters.slack.render import SlackMessage
+from adapters.slack.render.mrkdwn import SlackMessage
 from bot.core.models import Digest, DigestEntry, Platform
 from bot.ports.chat import Posted
 
