@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import json
 from datetime import date, timedelta
+from types import SimpleNamespace
 
 import pytest
 
 from bot.app.compose import build_service
-from bot.chat.flags import FlagService
-from bot.chat.revisions import RevisionService
+from bot.chat.flags.loop import FlagLoop
+from bot.chat.flags.record import FlagRecords
+from bot.chat.flags.revisions import RevisionService
+from bot.chat.posting import DigestPoster
 from bot.core.clock import utcnow
 from bot.core.day_window import day_window
 from bot.core.models import PostRecord
 from bot.core.settings import Settings
+from bot.ports.chat import Posted, Reaction
 from bot.store.store import Store
 from tests.conftest import REPO, make_pr
 from tests.fakes.github import FakeFile
@@ -47,8 +51,17 @@ async def posted(env, github, llm):
     await service.aclose()
 
 
+def reaction(user="U1", added=True) -> Reaction:
+    """A ❌ on the posted summary's message, as an adapter hands it over."""
+    return Reaction("slack", "C1", "M1", user, "❌", added)
+
+
+def add_flag(records: FlagRecords, user="U1"):
+    return records.added(reaction(user), records.post_of(reaction(user)))
+
+
 def flag(store, user="U1"):
-    return FlagService(store, ("x",)).added("slack", "C1", "M1", user, "x").flag
+    return add_flag(FlagRecords(store), user).flag
 
 
 async def test_a_flag_makes_a_deeper_pass_and_a_new_version(posted, llm):
@@ -99,12 +112,12 @@ async def test_100_flags_from_10_users_cause_no_rechecks_beyond_the_limits(
     llm.script([("content", revised_answer(changed=False))])
     revisions = RevisionService(store, service, settings)
     before = llm.completions_count
-    flags = FlagService(store, ("x",))
+    records = FlagRecords(store)
     for i in range(100):
         user = f"U{i % 10}"
         if i % 2:
-            flags.removed("slack", "C1", "M1", user, "x")
-        outcome = flags.added("slack", "C1", "M1", user, "x")
+            records.removed(reaction(user, added=False))
+        outcome = add_flag(records, user)
         if outcome and outcome.new:
             await revisions.on_flag(outcome.flag)
     assert llm.completions_count - before == 1
@@ -130,7 +143,7 @@ async def test_a_flag_removed_before_the_recheck_finishes_is_not_acted_on(posted
         inner = s.revise
 
         async def revise(pr, current):
-            FlagService(store, ("x",)).removed("slack", "C1", "M1", "U1", "x")
+            FlagRecords(store).removed(reaction("U1", added=False))
             return await inner(pr, current)
 
         s.revise = revise
@@ -178,29 +191,29 @@ async def test_prdigest_flags_lists_and_exports_the_regression_set(posted, llm, 
 
 
 async def test_a_correction_cut_off_by_a_stop_is_posted_at_the_next_start(posted, llm):
-    from bot.chat.flag_loop import FlagLoop
-
     settings, store, service, summary = posted
     llm.script([("content", revised_answer())])
     revisions = RevisionService(store, service, settings)
     await revisions.on_flag(flag(store))  # revised and saved; the process "stops" before posting
 
     class Answers:
+        """Slack's answers as far as a correction goes: the poster records what they send."""
+
         def __init__(self):
             self.corrections = []
 
-        async def post_correction(self, outcome):
+        async def send_revision(self, outcome, post, entry, tz):
             self.corrections.append(outcome)
-            record = store.begin_post(
-                PostRecord("slack", "C1", REPO, "2026-02-23", 1, "", "T", outcome.new.id),
-                "revision",
-            )
-            store.complete_post(record.id, "M2", "T")
+            return Posted("M2", "T")
+
+        async def mark_revised(self, outcome, post, old, tz, posted):
+            pass
 
     answers = Answers()
-    loop = FlagLoop(FlagService(store, ("x",)), revisions, spawn=lambda work, what: None)
-    assert await loop.resume(answers, "slack") == 1
+    poster = DigestPoster(store, SimpleNamespace(platform="slack"))  # records, sends nothing
+    loop = FlagLoop(FlagRecords(store), revisions, poster, answers, spawn=lambda w, what: None)
+    assert await loop.resume() == 1
     (outcome,) = answers.corrections
     assert outcome.flag.user == "U1" and outcome.old.id == summary.id
     assert outcome.note == "Corrected the description of `block_n`."
-    assert await loop.resume(answers, "slack") == 0  # posted now: nothing left to resume
+    assert await loop.resume() == 0  # posted now: nothing left to resume

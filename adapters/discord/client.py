@@ -20,7 +20,7 @@ from discord import app_commands
 from adapters.discord import render
 from adapters.discord.transport import NO_MENTIONS, DiscordTransport, apply_endpoints
 from bot.chat.core import Ask, ChatBot, ChatCore
-from bot.chat.flags import EMOJI_NAMES
+from bot.chat.flags.emoji import EMOJI_NAMES
 from bot.chat.posting import PostOutcome
 from bot.chat.tasks import report
 from bot.core.day_window import zone
@@ -28,7 +28,7 @@ from bot.core.errors import ConfigurationError
 from bot.core.models import Digest, DigestEntry, Flag, Platform, PostRecord, RevisionOutcome
 from bot.core.settings import Settings
 from bot.digest.service import DigestService
-from bot.ports.chat import Posted
+from bot.ports.chat import Posted, Reaction
 from bot.store.store import Store
 
 log = logging.getLogger(__name__)
@@ -114,7 +114,7 @@ class DiscordBot(ChatBot, discord.Client):
     ) -> None:
         """`core` is the chat core shared by every platform of the process (the composition
         root passes it); one is made over `service` and `store` (with `core_options`:
-        `scheduler`, `commands`, `flags`) when none is given."""
+        `scheduler`, `commands`) when none is given."""
         if not settings.discord_bot_token:
             raise ConfigurationError("DISCORD_BOT_TOKEN is not set")
         apply_endpoints(settings)  # before the first request, however the bot was built
@@ -131,8 +131,9 @@ class DiscordBot(ChatBot, discord.Client):
         self.shutdown_grace = SHUTDOWN_GRACE
         self.transport = DiscordTransport(self, flag_hint=flag_display(settings))
         # Interactions are answered by API calls, so the work after a defer runs right here.
-        self.room = core.room(self.transport, "Discord", inline=True)
-        self.answers = DiscordAnswers(self.transport)
+        self.room = core.room(
+            self.transport, "Discord", DiscordAnswers(self.transport), inline=True
+        )
         self.tree = app_commands.CommandTree(self)
         self.on_ready_callbacks: list[Callable[[DiscordBot], None]] = []
         self._register_commands()
@@ -233,44 +234,40 @@ class DiscordBot(ChatBot, discord.Client):
             log.warning("could not answer /prsummary %s: %s", pr[:80], exc)
 
     async def on_raw_reaction_add(self, payload: discord.RawReactionActionEvent) -> None:
-        emoji = _emoji_name(payload.emoji)
-        if self._ignored(payload, emoji):
-            return
-        if payload.guild_id:  # for jump links to messages in this channel (or thread)
-            self.transport.guilds.setdefault(str(payload.channel_id), payload.guild_id)
-        channel = await self._record_channel(payload.channel_id, payload.message_id)
-        await self.core.flag_added(
-            self.room, self.answers, channel, str(payload.message_id), str(payload.user_id),
-            emoji,
-        )  # fmt: skip
+        reaction = await self._reaction(payload, added=True)
+        if reaction:
+            await self.flag_loop.on_reaction(reaction)
 
     async def on_raw_reaction_remove(self, payload: discord.RawReactionActionEvent) -> None:
-        emoji = _emoji_name(payload.emoji)
-        if self._ignored(payload, emoji):
-            return
-        channel = await self._record_channel(payload.channel_id, payload.message_id)
-        await self.core.flag_removed(
-            self.room, channel, str(payload.message_id), str(payload.user_id), emoji
-        )
+        reaction = await self._reaction(payload, added=False)
+        if reaction:
+            await self.flag_loop.on_reaction(reaction)
 
-    def _ignored(self, payload: discord.RawReactionActionEvent, emoji: str) -> bool:
+    async def _reaction(
+        self, payload: discord.RawReactionActionEvent, *, added: bool
+    ) -> Reaction | None:
+        """The flag a reaction event is, by someone else than the bot; else None."""
+        emoji = self.core.flag_emojis.match(_emoji_name(payload.emoji))
         own = self.user is not None and payload.user_id == self.user.id
-        return own or not self.core.is_flag(emoji)
+        if own or emoji is None:
+            return None
+        if added and payload.guild_id:  # for jump links to messages in this channel (or thread)
+            self.transport.guilds.setdefault(str(payload.channel_id), payload.guild_id)
+        channel, thread = await self._place(payload.channel_id)
+        user = str(payload.user_id)
+        return Reaction(PLATFORM, channel, str(payload.message_id), user, emoji, added, thread)
 
-    async def _record_channel(self, channel_id: int, message_id: int) -> str:
-        """The channel a message's post record names: a digest reply lives in the thread but
-        is recorded under the channel the digest was posted to (the thread's parent)."""
-        channel = str(channel_id)
-        if await self.store.aio.post_by_message(PLATFORM, channel, str(message_id)) is not None:
-            return channel
-        thread = self.get_channel(channel_id)
-        if thread is None:
+    async def _place(self, channel_id: int) -> tuple[str, str | None]:
+        """(channel, thread) of a message: a digest reply lives in the thread but is recorded
+        under the channel the digest was posted to (the thread's parent)."""
+        channel = self.get_channel(channel_id)
+        if channel is None:
             try:
-                thread = await self.fetch_channel(channel_id)
+                channel = await self.fetch_channel(channel_id)
             except discord.HTTPException:
-                return channel
-        parent_id = getattr(thread, "parent_id", None)
-        return str(parent_id) if parent_id else channel
+                return str(channel_id), None
+        parent_id = getattr(channel, "parent_id", None)
+        return (str(parent_id), str(channel_id)) if parent_id else (str(channel_id), None)
 
     def _learn_guild(self, interaction: discord.Interaction) -> None:
         if interaction.guild_id and interaction.channel_id:
@@ -397,6 +394,10 @@ class DiscordAnswers:
     def __init__(self, transport: DiscordTransport):
         self.transport = transport
 
+    async def adopt(self, reaction: Reaction) -> PostRecord | None:
+        """Every summary the bot shows on Discord is recorded when sent: none to adopt."""
+        return None
+
     @staticmethod
     def _target(flag: Flag, post: PostRecord | None) -> str:
         return (post.thread_id if post else None) or flag.channel
@@ -450,7 +451,7 @@ def _embeds(message: render.Message) -> list[discord.Embed]:
 
 
 def _emoji_name(emoji: discord.PartialEmoji) -> str:
-    # Unicode emoji arrive as the character itself, custom ones by name: FlagService
+    # Unicode emoji arrive as the character itself, custom ones by name: FlagEmojis
     # matches either against PRDIGEST_FLAG_EMOJI (where `x` and ❌ are the same flag).
     return emoji.name or ""
 
@@ -463,7 +464,7 @@ async def run_discord(
     """Run the Discord bot until cancelled; for `prdigest run`, beside Slack on one loop.
 
     Pass `bot` to run one built beforehand (e.g. whose `poster` a scheduler also uses), else
-    `options` are the bot's (`core`, or `scheduler`, `commands`, `flags` for a core of its
+    `options` are the bot's (`core`, or `scheduler`, `commands` for a core of its
     own); `started` is called once the bot is connected and its guilds are loaded (on_ready).
     """
     bot = bot or create_bot(settings, service, store, **options)

@@ -2,9 +2,10 @@
 
 Every listener acknowledges within Slack's 3 seconds before any GitHub, LLM or posting
 work starts; that work runs as a tracked task (`SlackBot.drain()` waits for it, which is
-how tests and shutdown know it is over). The flows live in `bot.chat.core`, once for every
-platform: this module maps Slack payloads to those calls (with a reply object per command)
-and their results back to Slack messages, rendered by `adapters.slack.render`.
+how tests and shutdown know it is over). The flows live in `bot.chat.core` and, for flags,
+`bot.chat.flags`, once for every platform: this module maps Slack payloads to those calls
+(with a reply object per command, one `Reaction` per flag reaction) and their results back to
+Slack messages, rendered by `adapters.slack.render`.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from bot.core.models import (
 )
 from bot.core.settings import Settings
 from bot.digest.service import DigestService
-from bot.ports.chat import Posted
+from bot.ports.chat import Posted, Reaction
 from bot.store.store import Store
 
 log = logging.getLogger(__name__)
@@ -101,9 +102,8 @@ class SlackBot(ChatBot):
             pace=slack_pace(settings) if pace is None else pace,
             flag_emoji=settings.flag_emoji[0] if settings.flag_emoji else "x",
         )
-        self.room = core.room(self.transport, "Slack")
         self.names = UserNames(self.client)  # who flagged, by name, for the whole process
-        self.answers = SlackAnswers(self)
+        self.room = core.room(self.transport, "Slack", SlackAnswers(self))
         self.app = AsyncApp(
             client=self.client,
             # Socket Mode requests are not signed; HTTP ones are verified against this.
@@ -114,8 +114,6 @@ class SlackBot(ChatBot):
             # by the time dispatch returns (drain() and shutdown see all of them).
             process_before_response=True,
         )
-        self._not_ours: set[tuple[str, str]] = set()
-        self._adopt_lock = asyncio.Lock()
         self.app.command("/digest")(self.on_digest)
         self.app.command("/prsummary")(self.on_prsummary)
         self.app.event("reaction_added")(self.on_reaction_added)
@@ -138,66 +136,28 @@ class SlackBot(ChatBot):
         reply = SlackSummaryReply(self, ack, respond, command.get("channel_id", ""))
         await self.core.prsummary(self.room, _ask(command), reply)
 
-    def _reaction(self, event: dict[str, Any]) -> tuple[str, str, str, str] | None:
-        """(channel, ts, user, emoji) of a flag reaction on a message, else None."""
+    def _reaction(self, event: dict[str, Any], *, added: bool) -> Reaction | None:
+        """The flag a reaction event is, on a message and by someone else than the bot; else
+        None."""
         item = event.get("item") or {}
-        emoji = str(event.get("reaction") or "")
+        emoji = self.core.flag_emojis.match(str(event.get("reaction") or ""))
         user = str(event.get("user") or "")
-        if item.get("type") != "message" or not self.core.is_flag(emoji) or not user:
+        if item.get("type") != "message" or emoji is None or not user:
             return None
         if user == self.transport.bot_user_id:
             return None
-        return str(item.get("channel") or ""), str(item.get("ts") or ""), user, emoji
+        channel, ts = str(item.get("channel") or ""), str(item.get("ts") or "")
+        return Reaction(PLATFORM, channel, ts, user, emoji, added)
 
     async def on_reaction_added(self, event: dict[str, Any]) -> None:
-        reaction = self._reaction(event)
+        reaction = self._reaction(event, added=True)
         if reaction:
-            self.spawn(self._flag(*reaction), "flag")
+            self.spawn(self.flag_loop.on_reaction(reaction), "flag")
 
     async def on_reaction_removed(self, event: dict[str, Any]) -> None:
-        reaction = self._reaction(event)
+        reaction = self._reaction(event, added=False)
         if reaction:
-            await self.core.flag_removed(self.room, *reaction)
-
-    async def _flag(self, channel: str, ts: str, user: str, emoji: str) -> None:
-        if await self.store.aio.post_by_message(PLATFORM, channel, ts) is None:
-            await self._adopt_answer(channel, ts)  # a /prsummary answer sent via response_url
-        await self.core.flag_added(self.room, self.answers, channel, ts, user, emoji)
-
-    async def _adopt_answer(self, channel: str, ts: str) -> bool:
-        """Record a /prsummary answer sent through response_url, whose ts we never saw.
-
-        Its metadata names the summary it showed; only our own bot's messages count.
-        """
-        if (channel, ts) in self._not_ours:
-            return False
-        async with self._adopt_lock:
-            if await self.store.aio.post_by_message(PLATFORM, channel, ts):
-                return True
-            try:
-                await self.transport.identify()
-                message = await self.transport.find_message(channel, ts)
-            except SlackApiError as exc:
-                log.info("cannot read the flagged message %s in %s: %s", ts, channel, exc)
-                return False
-            payload = self.transport.payload_of(message or {}, render.PR_EVENT) or {}
-            summary_id = payload.get("summary_id")
-            summary = (
-                await self.store.aio.get_summary_by_id(summary_id)
-                if isinstance(summary_id, int)
-                else None
-            )
-            if summary is None or (summary.repo, summary.number) != (
-                payload.get("repo"),
-                payload.get("pr"),
-            ):
-                self._not_ours.add((channel, ts))
-                return False
-            await self.poster.record_sent(
-                PostKind.PRSUMMARY, Posted(ts), channel=channel, repo=summary.repo,
-                pr_number=summary.number, summary_id=summary.id,
-            )  # fmt: skip
-            return True
+            await self.flag_loop.on_reaction(reaction)
 
     async def on_error(self, error: Exception, body: dict[str, Any]) -> None:
         log.error("Slack listener error: %s", error, exc_info=error)
@@ -285,7 +245,7 @@ class SlackSummaryReply(_SlackReply):
                 if ephemeral:
                     return None
                 await self._post(entry, message)
-        return None  # response_url answers are recorded when flagged (see _adopt_answer)
+        return None  # response_url answers are recorded when flagged (see SlackAnswers.adopt)
 
     async def _post(self, entry: DigestEntry, message: SlackMessage) -> None:
         async def send() -> Posted:
@@ -303,6 +263,44 @@ class SlackAnswers:
     def __init__(self, bot: SlackBot):
         self.bot = bot
         self.transport = bot.transport
+        self._not_ours: set[tuple[str, str]] = set()
+        self._adopt_lock = asyncio.Lock()
+
+    async def adopt(self, reaction: Reaction) -> PostRecord | None:
+        """Record a /prsummary answer sent through response_url, whose ts we never saw.
+
+        Its metadata names the summary it showed; only our own bot's messages count.
+        """
+        channel, ts = reaction.channel, reaction.message_id
+        if (channel, ts) in self._not_ours:
+            return None
+        async with self._adopt_lock:
+            known = await self.bot.store.aio.post_by_message(PLATFORM, channel, ts)
+            if known is not None:  # adopted by a flag that came a moment before
+                return known
+            try:
+                await self.transport.identify()
+                message = await self.transport.find_message(channel, ts)
+            except SlackApiError as exc:
+                log.info("cannot read the flagged message %s in %s: %s", ts, channel, exc)
+                return None
+            payload = self.transport.payload_of(message or {}, render.PR_EVENT) or {}
+            summary_id = payload.get("summary_id")
+            summary = (
+                await self.bot.store.aio.get_summary_by_id(summary_id)
+                if isinstance(summary_id, int)
+                else None
+            )
+            if summary is None or (summary.repo, summary.number) != (
+                payload.get("repo"),
+                payload.get("pr"),
+            ):
+                self._not_ours.add((channel, ts))
+                return None
+            return await self.bot.poster.record_sent(
+                PostKind.PRSUMMARY, Posted(ts), channel=channel, repo=summary.repo,
+                pr_number=summary.number, summary_id=summary.id,
+            )  # fmt: skip
 
     @staticmethod
     def _thread(flag: Flag, post: PostRecord | None) -> str:
@@ -355,8 +353,7 @@ class SlackAnswers:
     def _revision_flagger(self, post: PostRecord, entry: DigestEntry) -> str | None:
         """Who flagged the summary a flagged correction revised (its intro names them)."""
         store = self.bot.store
-        kind = store.post_kind(post.id) if post.id is not None else None
-        if kind != PostKind.REVISION or entry.summary is None or entry.summary.id is None:
+        if post.kind != PostKind.REVISION or entry.summary is None or entry.summary.id is None:
             return None
         return store.revision_flagger(entry.summary.id)
 
@@ -366,7 +363,7 @@ class SlackAnswers:
         """The flagged message as it was sent (its first part), rebuilt from the store; `who`
         is the name a correction's intro gives its flagger."""
         store = self.bot.store
-        kind = store.post_kind(post.id) if post.id is not None else None
+        kind = post.kind
         if kind == PostKind.PR:
             ids = [
                 r.id

@@ -119,7 +119,7 @@ async def _resume(app: App, platform: Platform) -> None:
     bot = app.bots[platform]
     try:
         await resume_unfinished(app.service, bot.poster, app.core.styles)
-        await app.core.resume(bot.room, bot.answers)
+        await bot.flag_loop.resume()
     except StorageError as exc:  # the next /digest or scheduled run resumes it
         log.warning("could not resume unfinished work: %s, nothing written", exc.reason)
     except Exception:  # noqa: BLE001 - the next /digest or scheduled run resumes it anyway

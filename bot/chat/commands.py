@@ -15,7 +15,7 @@ from datetime import date, datetime, timedelta
 from bot.core.day_window import day_window, parse_day, parse_hhmm, week_start, zone
 from bot.core.errors import UserInputError
 from bot.core.filters import parse_filter_args, split_filter_words
-from bot.core.models import WEEK_SCOPE, DayWindow, Digest, DigestEntry, post_day_key, week_scope
+from bot.core.models import WEEK_SCOPE, DayWindow, Digest, post_day_key, week_scope
 from bot.core.post_times import WEEKDAYS
 from bot.core.pr_ref import parse_pr_ref, parse_repo
 from bot.core.settings import Settings
@@ -339,11 +339,3 @@ class ChatCommands:
         request = parse_prsummary_text(text, default_repo=self.settings.repo)
         self.check_access(request.repo, channel)
         return request
-
-    async def cached(self, request: PRRequest) -> DigestEntry | None:
-        """An answer needing no call at all (not rate limited)."""
-        return await self.service.find_cached(request.repo, request.number)
-
-    async def summarize(self, request: PRRequest) -> DigestEntry:
-        """Fetch and summarize; raises PRDigestError (not found, an issue) for the user."""
-        return await self.service.pr_entry(request.repo, request.number)

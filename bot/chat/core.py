@@ -1,10 +1,11 @@
-"""The chat core: `/digest`, `/prsummary`, subscriptions, flags and their answers, written once
-for every platform.
+"""The chat core: `/digest`, `/prsummary` and subscriptions, written once for every platform;
+flags have their own package, `bot.chat.flags`, whose loop each platform's room holds.
 
 An adapter keeps three pieces: its listeners (which turn the platform's events into calls here,
-with a reply object for the command), its transport (send, edit, link, retry on the platform's
-errors) and its pure renderer. Each platform the process runs gets a `ChatRoom`: its poster,
-its tracked tasks and its flag loop, all over the one `ChatCore`.
+with a reply object for the command, and its reactions into one `Reaction` for the flag loop),
+its transport (send, edit, link, retry on the platform's errors) and its pure renderer. Each
+platform the process runs gets a `ChatRoom`: its poster, its tracked tasks and its flag loop,
+all over the one `ChatCore`.
 """
 
 from __future__ import annotations
@@ -23,25 +24,19 @@ from bot.chat.commands import (
     SubscriptionCommand,
     WeekRequest,
 )
-from bot.chat.flag_loop import FlagLoop
-from bot.chat.flags import FlagOutcome, FlagService
+from bot.chat.flags.emoji import FlagEmojis
+from bot.chat.flags.loop import FlagLoop
+from bot.chat.flags.record import FlagRecords
+from bot.chat.flags.revisions import RevisionService
 from bot.chat.healing import Healer
-from bot.chat.posting import DigestPoster, post_zone
-from bot.chat.revisions import RevisionService
+from bot.chat.posting import DigestPoster
 from bot.chat.styles import DigestStyles
 from bot.chat.subscribe import handle_subscription_command
 from bot.chat.tasks import Tasks, report
 from bot.core import llm_work
-from bot.core.errors import PRDigestError, StorageError
+from bot.core.errors import PRDigestError
 from bot.core.filters import parse_filter_args
-from bot.core.models import (
-    DigestEntry,
-    Flag,
-    PostKind,
-    PostRecord,
-    PostStatus,
-    RevisionOutcome,
-)
+from bot.core.models import DigestEntry, PostKind, PostStatus
 from bot.core.settings import Settings
 from bot.digest.service import DigestService
 from bot.ports.chat import DigestReply, PlatformAnswers, SummaryReply, Transport
@@ -74,7 +69,6 @@ class ChatCore:
         *,
         scheduler: ScheduleControl | None = None,
         commands: ChatCommands | None = None,
-        flags: FlagService | None = None,
     ):
         """`scheduler`, when the process runs one, serves `/digest subscribe` and friends."""
         self.settings = settings
@@ -82,17 +76,21 @@ class ChatCore:
         self.store = store
         self.scheduler = scheduler
         self.commands = commands or ChatCommands(service, settings)
-        self.flags = flags or FlagService(store, settings.flag_emoji)
+        self.flag_emojis = FlagEmojis(settings.flag_emoji)  # adapters match reactions with it
+        self.flag_records = FlagRecords(store)
         # One for all platforms: its per-summary locks make concurrent flags one re-check.
         self.revisions = RevisionService(store, service, settings)
         self.subscriptions = SubscriptionStore(store)
         self.healer = Healer(service)
 
-    def room(self, transport: Transport, label: str, *, inline: bool = False) -> ChatRoom:
-        """The core as one platform uses it; `inline` platforms (their response is sent by an
-        API call, as Discord's) do the work after the acknowledgement in the listener itself,
-        the others (Slack, whose ack is the listener's return) in a tracked task."""
-        return ChatRoom(self, transport, label, inline=inline)
+    def room(
+        self, transport: Transport, label: str, answers: PlatformAnswers, *, inline: bool = False
+    ) -> ChatRoom:
+        """The core as one platform uses it, answering flags through `answers`; `inline`
+        platforms (their response is sent by an API call, as Discord's) do the work after the
+        acknowledgement in the listener itself, the others (Slack, whose ack is the listener's
+        return) in a tracked task."""
+        return ChatRoom(self, transport, label, answers, inline=inline)
 
     # -- /digest ---------------------------------------------------------------------------
 
@@ -217,7 +215,8 @@ class ChatCore:
     async def prsummary(self, room: ChatRoom, ask: Ask, reply: SummaryReply) -> None:
         try:
             request = self.commands.pr_request(ask.text, ask.channel)
-            entry = await self.commands.cached(request)
+            # An answer needing no call at all is not rate limited.
+            entry = await self.service.find_cached(request.repo, request.number)
             if entry is None:
                 budget = self.commands.check_llm_budget(ask.user, ask.channel)
         except PRDigestError as exc:
@@ -234,7 +233,7 @@ class ChatCore:
     ) -> None:
         try:
             with self._spending(budget):
-                entry = await self.commands.summarize(request)
+                entry = await self.service.pr_entry(request.repo, request.number)
         except Exception as exc:  # noqa: BLE001 - not found, an issue, GitHub down...
             return await reply.error(report(exc, f"/prsummary {request.repo}#{request.number}"))
         await self._show(room, ask, entry, reply)
@@ -247,49 +246,23 @@ class ChatCore:
                 pr_number=entry.pr.number, summary_id=entry.summary.id if entry.summary else None,
             )  # fmt: skip
 
-    # -- flags -----------------------------------------------------------------------------
-
-    def is_flag(self, emoji: str) -> bool:
-        return self.flags.is_flag(emoji)
-
-    async def flag_added(
-        self, room: ChatRoom, answers: PlatformAnswers, channel: str, message_id: str,
-        user: str, emoji: str,
-    ) -> FlagOutcome | None:  # fmt: skip
-        """A flag reaction: recorded, thanked once, re-checked, answered (see FlagLoop)."""
-        flow = FlagAnswerFlow(self, room, answers)
-        try:
-            return await room.flag_loop.added(flow, room.platform, channel, message_id, user, emoji)
-        except StorageError as exc:  # a reaction has no one to answer: one log line
-            report(exc, "recording a flag")
-            return None
-
-    async def flag_removed(
-        self, room: ChatRoom, channel: str, message_id: str, user: str, emoji: str
-    ) -> Flag | None:
-        args = (room.platform, channel, message_id, user, emoji)
-        try:
-            return await self.store.aio.write(self.flags.removed, *args)
-        except StorageError as exc:
-            report(exc, "withdrawing a flag")
-            return None
-
-    async def resume(self, room: ChatRoom, answers: PlatformAnswers) -> int:
-        """Post the corrections a stop cut off between saving a revision and posting it."""
-        return await room.flag_loop.resume(FlagAnswerFlow(self, room, answers), room.platform)
-
 
 class ChatRoom:
     """The chat core as one platform uses it: its poster (the only writer of the posts table),
     its tracked tasks and its flag loop."""
 
-    def __init__(self, core: ChatCore, transport: Transport, label: str, *, inline: bool):
+    def __init__(
+        self, core: ChatCore, transport: Transport, label: str, answers: PlatformAnswers, *,
+        inline: bool,
+    ):  # fmt: skip
         self.core = core
         self.transport = transport
         self.platform = transport.platform
         self.poster = DigestPoster(core.store, transport)
         self.tasks = Tasks(label)
-        self.flag_loop = FlagLoop(core.flags, core.revisions, self.tasks.spawn)
+        self.flag_loop = FlagLoop(
+            core.flag_records, core.revisions, self.poster, answers, self.tasks.spawn
+        )
         self.inline = inline
 
     async def after_ack(self, work: Coroutine[Any, Any, None], what: str) -> None:
@@ -302,56 +275,6 @@ class ChatRoom:
     async def ready(self) -> None:
         """Let the transport learn who it is before posting, if it needs to."""
         await self.poster.identified()
-
-    async def flagged_post(self, flag: Flag) -> PostRecord | None:
-        return await self.core.store.aio.post_by_message(
-            self.platform, flag.channel, flag.message_id
-        )
-
-
-class FlagAnswerFlow:
-    """The three answers to a flag (`bot.ports.chat.FlagAnswers`), written once: the platform
-    only sends and edits; the record of a correction goes through the poster."""
-
-    def __init__(self, core: ChatCore, room: ChatRoom, answers: PlatformAnswers):
-        self.core = core
-        self.room = room
-        self.answers = answers
-
-    async def thank(self, flag: Flag) -> None:
-        await self.answers.thank(flag, await self.room.flagged_post(flag))
-
-    async def post_no_change(self, outcome: RevisionOutcome) -> None:
-        await self.answers.no_change(outcome, await self.room.flagged_post(outcome.flag))
-
-    async def post_correction(self, outcome: RevisionOutcome) -> None:
-        """The corrected summary next to the flagged one (recorded, so it can be flagged in
-        turn), then the flagged message edited to point at it."""
-        flag, new, old = outcome.flag, outcome.new, outcome.old
-        assert new is not None and new.id is not None
-        post = await self.room.flagged_post(flag)
-        pr = await self.core.store.aio.get_pr(new.repo, new.number)
-        if pr is None:
-            pr = await self.core.service.pull_request(new.repo, new.number)
-        tz = post_zone(post, self.core.settings.timezone)
-        entry = DigestEntry(pr, new)
-        posted = await self.room.poster.send_recorded(
-            PostKind.REVISION,
-            lambda: self.answers.send_revision(outcome, post, entry, tz),
-            channel=flag.channel,
-            repo=new.repo,
-            pr_number=new.number,
-            summary_id=new.id,
-            day=post.day if post else "",
-            thread_id=post.thread_id if post else None,
-            tz_name=post.tz_name if post else None,
-        )
-        log.info(
-            "posted revision %s of %s#%s in %s:%s after a flag by %s",
-            new.id, new.repo, new.number, self.room.platform, flag.channel, flag.user,
-        )  # fmt: skip
-        if old is not None:
-            await self.answers.mark_revised(outcome, post, DigestEntry(pr, old), tz, posted)
 
 
 class ChatBot:

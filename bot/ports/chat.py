@@ -1,4 +1,5 @@
-"""The chat transport and flag answers: what a platform adapter implements for the chat core."""
+"""The chat transport, flag reactions and flag answers: what a platform adapter hands to and
+implements for the chat core."""
 
 from __future__ import annotations
 
@@ -13,6 +14,26 @@ from bot.core.models import Digest, DigestEntry, Flag, PostRecord, RevisionOutco
 class Posted:
     message_id: str
     thread_id: str | None = None  # Slack: the parent's ts; Discord: the thread channel's id
+
+
+@dataclass(frozen=True)
+class Reaction:
+    """A flag emoji put on (or taken off) a message: the one value an adapter makes of the
+    platform's reaction event, after matching its emoji (`bot.chat.flags.emoji`)."""
+
+    platform: str
+    channel: str  # the channel the message was posted to: a thread's parent, on Discord
+    message_id: str
+    user: str
+    emoji: str  # the flag, normalized as it is recorded (`x` and `:x:` are `❌`)
+    added: bool = True  # False: the reaction was taken off
+    thread: str | None = None  # the thread the message is in, when it has its own id (Discord)
+
+    @property
+    def channels(self) -> tuple[str, ...]:
+        """Where the message's record may be: its channel; else its thread (a /prsummary
+        answer given inside a thread is recorded there)."""
+        return (self.channel, self.thread) if self.thread else (self.channel,)
 
 
 class Transport(Protocol):
@@ -71,16 +92,6 @@ class Transport(Protocol):
         in its thread (`posted.thread_id` differs from its `message_id`)."""
 
 
-class FlagAnswers(Protocol):
-    """The platform's three ways to answer a flag."""
-
-    async def thank(self, flag: Flag) -> None: ...
-
-    async def post_correction(self, outcome: RevisionOutcome) -> None: ...
-
-    async def post_no_change(self, outcome: RevisionOutcome) -> None: ...
-
-
 class CommandReply(Protocol):
     """One slash command's way back to whoever typed it; the adapter renders and escapes.
 
@@ -130,8 +141,13 @@ class SummaryReply(CommandReply, Protocol):
 
 
 class PlatformAnswers(Protocol):
-    """How one platform answers a flag; `post` is the flagged message's record (None when the
-    message is not one the posts table knows)."""
+    """How one platform answers a flag; `post` is the flagged message's record, read once when
+    the reaction came (None when the message is not one the posts table knows)."""
+
+    async def adopt(self, reaction: Reaction) -> PostRecord | None:
+        """The record of a reacted-to message the posts table does not know, when the platform
+        can tell it is a summary the bot sent (Slack: a /prsummary answer sent through a
+        response_url, recorded now); else None."""
 
     async def thank(self, flag: Flag, post: PostRecord | None) -> None: ...
 
