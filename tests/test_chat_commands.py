@@ -6,13 +6,13 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.chat.commands import (
-    DigestRequest,
     RateLimiter,
     SubscriptionCommand,
     parse_digest_text,
     parse_prsummary_text,
 )
 from bot.core.errors import UserInputError
+from bot.core.scope import DigestScope, Span
 
 NOW = datetime(2026, 2, 24, 9, 0, tzinfo=ZoneInfo("America/Los_Angeles"))
 TZ = "America/Los_Angeles"
@@ -35,7 +35,7 @@ def digest(text):
 )
 def test_digest_days_and_repos(text, repo, day):
     request = digest(text)
-    assert isinstance(request, DigestRequest)
+    assert isinstance(request, DigestScope) and request.span == Span.DAY
     assert (request.repo, request.window.day) == (repo, day)
 
 

@@ -190,9 +190,10 @@ async def test_a_restart_finishes_half_posted_digests_by_itself(store):
         await DigestPoster(store, transport).post("C1", digest)
     transport.crash_at = None
 
-    class Service:  # the day is rebuilt from the store: the same digest
-        async def digest(self, repo, window, glance=False):
-            assert (repo, window, glance) == (digest.repo, digest.window, True)
+    class Service:  # the day is rebuilt from the store, at a glance: the same digest
+        async def build(self, scope, bots=frozenset(), glance=True):
+            assert (scope.repo, scope.window, glance) == (digest.repo, digest.window, True)
+            assert scope.is_whole_day
             return digest
 
     assert await resume_unfinished(Service(), DigestPoster(store, transport)) == 1
@@ -224,7 +225,7 @@ async def test_a_crash_between_the_parent_and_its_edit_resumes_with_the_edit_onl
     assert not DigestPoster(store, transport).is_complete("C1", digest)
 
     class Service:
-        async def digest(self, repo, window, glance=False):
+        async def build(self, scope, bots=frozenset()):
             return digest
 
     assert await resume_unfinished(Service(), DigestPoster(store, transport)) == 1

@@ -25,6 +25,7 @@ from bot.core.day_window import day_window
 from bot.core.errors import ConfigurationError
 from bot.core.models import Digest, DigestEntry, PullRequest, Subscription
 from bot.core.post_times import digest_day, latest_post
+from bot.core.scope import DigestScope
 from bot.core.settings import Settings
 from bot.schedule.scheduler import DigestScheduler, post_once
 from bot.schedule.subscriptions import StaticSubscriptions, Subscriptions
@@ -181,6 +182,7 @@ class FakeService:
         self.clock = clock
         self.build_seconds = build_seconds
         self.builds: Counter[tuple[str, date]] = Counter()
+        self.building: dict[tuple[str, date], asyncio.Future[Digest]] = {}
 
     async def digest(self, repo: str, window) -> Digest:
         self.builds[(repo, window.day)] += 1
@@ -195,8 +197,14 @@ class FakeService:
         )  # fmt: skip
         return Digest(repo, repo.split("/")[1], window, entries)
 
-    async def part(self, digest: Digest, filters: str = "", *, bots=frozenset()) -> Digest:
-        return digest  # the overview is the service's business; these tests count posts
+    async def build(self, scope: DigestScope, *, bots=frozenset()) -> Digest:
+        """The day, built once for the subscriptions that ask for it at the same time (as
+        DigestService shares its builds); the overview is the service's business."""
+        key = (scope.repo, scope.first)
+        if key not in self.building:
+            self.building[key] = asyncio.ensure_future(self.digest(scope.repo, scope.window))
+            self.building[key].add_done_callback(lambda _: self.building.pop(key, None))
+        return await asyncio.shield(self.building[key])
 
 
 SUB = Subscription("o/r", "slack", "C1", post_time="09:00", tz_name="America/Los_Angeles")

@@ -13,9 +13,10 @@ import pytest
 from click.testing import CliRunner
 
 from bot.app.cli import cli
-from bot.chat.commands import SubscriptionCommand, WeekRequest, parse_digest_text
+from bot.chat.commands import SubscriptionCommand, parse_digest_text
 from bot.chat.subscribe import handle_subscription_command
 from bot.core.errors import UserInputError
+from bot.core.scope import DigestScope, Span
 from bot.core.settings import Settings
 from bot.schedule.subscriptions import Subscriptions
 from bot.store.store import Store
@@ -216,10 +217,11 @@ def test_a_malformed_filter_is_one_line_naming_the_bad_part(text, named):
 
 def test_week_requests_cover_the_seven_days_ending_yesterday_or_a_monday_to_sunday():
     week_of = parse("week of 2026-02-25")
-    assert isinstance(week_of, WeekRequest) and str(week_of.first) == "2026-02-23"
+    assert isinstance(week_of, DigestScope) and week_of.span == Span.WEEK
+    assert str(week_of.first) == "2026-02-23"
     assert week_of.shown_day == "the week 2026-02-23 to 2026-03-01"
     filtered = parse("week of 2026-02-23 paths:docs/")
-    assert filtered.post_day == "2026-02-23 week paths:docs/"
+    assert filtered.post_key == "2026-02-23 week paths:docs/"
 
 
 async def test_an_ad_hoc_filtered_digest_is_posted_once_beside_the_whole_day(env, github):

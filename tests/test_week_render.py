@@ -32,6 +32,7 @@ from bot.core.models import (
     WeekDay,
     WeekInfo,
 )
+from bot.core.scope import DigestScope
 from bot.digest.glance import glance, scope_note, week_days
 from bot.digest.render_markdown import render_week_report
 from tests.fakes.discord import running_bot
@@ -91,7 +92,7 @@ def rollup(
     *,
     name: str = "vllm",
     week_counts: tuple[int, ...] | None = None,
-    scope: str = "week",
+    scope: str = "week",  # the rollup's key words after its first day, read as a key is
 ) -> Digest:
     entries = sorted(entries, key=lambda e: e.pr.merged_at, reverse=True)  # newest merge first
     by_day = {d: 0 for d in DAYS}
@@ -101,8 +102,13 @@ def rollup(
     return Digest(
         REPO, name, week_window(), tuple(entries),
         overview=DayOverview(highlights, areas, "model"),
-        scope=scope, week=WeekInfo(tuple(WeekDay(d, n) for d, n in zip(DAYS, counts, strict=True))),
+        scope=scope_of(scope), week=WeekInfo(tuple(WeekDay(d, n) for d, n in zip(DAYS, counts, strict=True))),
     )  # fmt: skip
+
+
+def scope_of(words: str) -> DigestScope:
+    """A scope as a posts-table key writes it after the first day ("week paths:docs/**")."""
+    return DigestScope.from_post_key(REPO, f"{FIRST.isoformat()} {words}", TZ)
 
 
 def big_week() -> Digest:
@@ -347,7 +353,7 @@ def test_the_rollup_parent_is_edited_like_a_day_parent():
 def filtered_day(kept: int = 7, total: int = 52, clause: str = CLAUSE) -> Digest:
     day = small_day()
     entries = tuple(make_entry(n, headline=f"Headline {n}.") for n in range(kept, 0, -1))
-    return replace(day, entries=entries, overview=None, scope="paths:vllm/v1/attention/**",
+    return replace(day, entries=entries, overview=None, scope=replace(scope_of("paths:vllm/v1/attention/**"), first=day.window.day),
                    scope_total=total, scope_clause=clause)  # fmt: skip
 
 
@@ -363,7 +369,7 @@ def test_a_filtered_parent_says_how_many_of_the_days_prs_it_kept():
     assert " of " not in slack_render.parent_message(whole).blocks[1]["text"]["text"]
     assert len(discord_render.parent_message(whole).content.split("\n")) == 4
     # A weekly rollup's filter counts the week.
-    week = replace(small_week(), scope="week paths:vllm/v1/attention/**", scope_total=250,
+    week = replace(small_week(), scope=scope_of("week paths:vllm/v1/attention/**"), scope_total=250,
                    scope_clause=CLAUSE)  # fmt: skip
     week_note = "7 of 250 PRs merged from 2026-02-23 to 2026-03-01 touch `vllm/v1/attention/**`"
     assert week_note in slack_all_text(slack_render.parent_message(week))
@@ -410,7 +416,7 @@ def scopes() -> dict[str, Digest]:
     """One day's whole digest, a filtered one, and two rollups starting that day, each with PRs
     and empty."""
     day, filtered, week = small_day(), filtered_day(), small_week()
-    filtered_week = replace(week, scope="week paths:vllm/v1/attention/**", scope_total=9,
+    filtered_week = replace(week, scope=scope_of("week paths:vllm/v1/attention/**"), scope_total=9,
                             scope_clause=CLAUSE)  # fmt: skip
     shown = {"day": day, "filtered": filtered, "week": week, "filtered week": filtered_week}
     shown |= {f"empty {k}": replace(v, entries=()) for k, v in shown.items()}
@@ -573,7 +579,7 @@ def test_the_markdown_week_report():
 
 
 def test_the_markdown_week_report_of_a_big_hostile_filtered_week():
-    week = replace(big_week(), scope="week authors:dev1", scope_total=900,
+    week = replace(big_week(), scope=scope_of("week authors:dev1"), scope_total=900,
                    scope_clause="are by `dev1`")  # fmt: skip
     report = render_week_report(week)
     assert "**Filter:** 250 of 900 PRs merged from 2026-02-23 to 2026-03-01 are by `dev1`" in report

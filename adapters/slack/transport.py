@@ -25,6 +25,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from adapters.slack import render
 from adapters.slack.render.mrkdwn import SlackMessage
 from bot.core.models import Digest, DigestEntry, Platform
+from bot.core.scope import label_of
 from bot.ports.chat import Posted
 
 log = logging.getLogger(__name__)
@@ -234,7 +235,7 @@ class SlackTransport:
                 payload
                 and payload.get("repo") == digest.repo
                 and payload.get("day") == day
-                and payload.get("scope", "") == digest.scope
+                and payload.get("scope", "") == label_of(digest)
             ):
                 ts = str(message["ts"])
                 return Posted(ts, ts if payload.get("kind") != "empty" else None)

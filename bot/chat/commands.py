@@ -9,15 +9,15 @@ from __future__ import annotations
 import re
 import time
 from collections import defaultdict, deque
-from dataclasses import dataclass, replace
-from datetime import date, datetime, timedelta
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 
-from bot.core.day_window import day_window, parse_day, parse_hhmm, week_start, zone
+from bot.core.day_window import parse_day, parse_hhmm, week_start, zone
 from bot.core.errors import UserInputError
-from bot.core.filters import parse_filter_args, split_filter_words
-from bot.core.models import WEEK_SCOPE, DayWindow, Digest, post_day_key, week_scope
+from bot.core.filters import SubscriptionFilter, parse_filter_args, split_filter_words
 from bot.core.post_times import WEEKDAYS
 from bot.core.pr_ref import parse_pr_ref, parse_repo
+from bot.core.scope import WEEK_WORD, DigestScope
 from bot.core.settings import Settings
 from bot.digest.service import DigestService
 
@@ -33,61 +33,19 @@ PRSUMMARY_HELP = "Usage: /prsummary 35156 (or #35156, owner/repo#35156, or a PR 
 
 
 @dataclass(frozen=True)
-class DigestRequest:
-    repo: str
-    window: DayWindow
-    filters: str = ""  # canonical chat form; "" for the whole day
-
-    @property
-    def post_day(self) -> str:
-        return post_day_key(self.window.day.isoformat(), self.filters)
-
-    @property
-    def shown_day(self) -> str:
-        return self.window.day.isoformat()
-
-    @property
-    def windows(self) -> list[DayWindow]:
-        return [self.window]
-
-
-@dataclass(frozen=True)
-class WeekRequest:
-    """`/digest week` (the seven days ending yesterday) or `/digest week of D` (Monday to
-    Sunday of D's week)."""
-
-    repo: str
-    first: date
-    tz_name: str
-    filters: str = ""
-
-    @property
-    def post_day(self) -> str:
-        return post_day_key(self.first.isoformat(), week_scope(self.filters))
-
-    @property
-    def window(self) -> DayWindow:
-        return day_window(self.first, self.tz_name)
-
-    @property
-    def shown_day(self) -> str:
-        last = self.first + timedelta(days=6)
-        return f"the week {self.first.isoformat()} to {last.isoformat()}"
-
-    @property
-    def windows(self) -> list[DayWindow]:
-        return [day_window(self.first + timedelta(days=i), self.tz_name) for i in range(7)]
-
-
-@dataclass(frozen=True)
 class SubscriptionCommand:
     action: str  # "subscribe", "unsubscribe" or "list"
     repo: str | None = None
     post_time: str | None = None
     tz_name: str | None = None
-    filters: str = ""  # canonical chat form
+    filter: SubscriptionFilter = field(default_factory=SubscriptionFilter)
     quiet: str | None = None  # "post" or "skip"; None keeps the current one
     weekday: str | None = None  # "every monday": a weekly rollup on that day
+
+    @property
+    def filters(self) -> str:
+        """The filter as the subscription stores it: its canonical chat form."""
+        return self.filter.to_args()
 
 
 @dataclass(frozen=True)
@@ -105,27 +63,28 @@ def _clean(text: str | None, usage: str = DIGEST_HELP) -> str:
 
 def parse_digest_text(
     text: str | None, *, default_repo: str | None, tz_name: str, now: datetime | None = None
-) -> DigestRequest | WeekRequest | SubscriptionCommand:
+) -> DigestScope | SubscriptionCommand:
+    """What `/digest ...` asks for: a digest's scope (a day or a week, with its filter), or a
+    subscription command. Chat words become a filter here, once."""
     value = _clean(text)
     words, filter_words = split_filter_words(value.split(" ") if value else [])
-    filters = parse_filter_args(filter_words).to_args() if filter_words else ""
+    flt = parse_filter_args(filter_words) if filter_words else SubscriptionFilter()
     if words and words[0].lower() in {"help", "-h", "--help"}:
         raise UserInputError(DIGEST_HELP)
     if words and words[0].lower() in {"subscribe", "unsubscribe", "subscriptions"}:
-        if filters and words[0].lower() != "subscribe":
+        if not flt.is_empty and words[0].lower() != "subscribe":
             raise UserInputError(f"/digest {words[0].lower()} takes no filters")
-        return replace(_parse_subscription(words, tz_name), filters=filters)
+        return replace(_parse_subscription(words, tz_name), filter=flt)
     repo_words = [w for w in words if "/" in w and not re.fullmatch(r"[\d/]+", w)]
     if len(repo_words) > 1:
         raise UserInputError("Name one repository. " + DIGEST_HELP)
     repo = parse_repo(repo_words[0] if repo_words else default_repo)
     day_words = [w for w in words if w not in repo_words]
-    if day_words and day_words[0].lower() == WEEK_SCOPE:
+    if day_words and day_words[0].lower() == WEEK_WORD:
         first = week_start(" ".join(day_words[1:]), tz_name, now=now)
-        return WeekRequest(repo, first, tz_name, filters)
+        return DigestScope.week(repo, first, tz_name, flt)
     day_text = " ".join(day_words) or "yesterday"
-    day = parse_day(day_text, tz_name, now=now)
-    return DigestRequest(repo=repo, window=day_window(day, tz_name), filters=filters)
+    return DigestScope.day(repo, parse_day(day_text, tz_name, now=now), tz_name, flt)
 
 
 def _parse_subscription(words: list[str], default_tz: str) -> SubscriptionCommand:
@@ -291,7 +250,7 @@ class ChatCommands:
             counted = limiter.counted(budget.cost)
             limiter.give_back(key, budget.at, counted - min(max(used, 0), counted))
 
-    async def digest_cost(self, request: DigestRequest | WeekRequest) -> int:
+    async def digest_cost(self, request: DigestScope) -> int:
         """The new summaries a `/digest` may cost, for `check_llm_budget(cost=...)`.
 
         0 when the day is listed and every PR in it is summarized already; else the PRs
@@ -300,7 +259,7 @@ class ChatCommands:
         """
         return await self.service.store.aio.read(self._digest_cost, request)
 
-    def _digest_cost(self, request: DigestRequest | WeekRequest) -> int:
+    def _digest_cost(self, request: DigestScope) -> int:
         whole_minute = max(1, self.settings.user_llm_per_minute)
         pending = 0
         for window in request.windows:
@@ -312,26 +271,13 @@ class ChatCommands:
 
     # -- /digest -------------------------------------------------------------------------
 
-    def digest_request(
-        self, text: str | None, channel: str
-    ) -> DigestRequest | WeekRequest | SubscriptionCommand:
+    def digest_request(self, text: str | None, channel: str) -> DigestScope | SubscriptionCommand:
         request = parse_digest_text(
             text, default_repo=self.settings.repo, tz_name=self.settings.timezone
         )
         # Every form, `/digest subscriptions` included, is refused outside the allowed channels.
         self.check_access(request.repo, channel)
         return request
-
-    async def build_digest(
-        self, request: DigestRequest | WeekRequest, bots: frozenset[str]
-    ) -> Digest:
-        """The day (or the part of it the request's filters keep) at a glance; or the week."""
-        if isinstance(request, WeekRequest):
-            return await self.service.week(
-                request.repo, request.first, request.tz_name, request.filters, bots=bots
-            )
-        day = await self.service.digest(request.repo, request.window)
-        return await self.service.part(day, request.filters, bots=bots)
 
     # -- /prsummary ----------------------------------------------------------------------
 

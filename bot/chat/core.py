@@ -19,10 +19,8 @@ from typing import Any
 from bot.chat.commands import (
     Budget,
     ChatCommands,
-    DigestRequest,
     PRRequest,
     SubscriptionCommand,
-    WeekRequest,
 )
 from bot.chat.flags.emoji import FlagEmojis
 from bot.chat.flags.loop import FlagLoop
@@ -35,8 +33,8 @@ from bot.chat.subscribe import handle_subscription_command
 from bot.chat.tasks import Tasks, report
 from bot.core import llm_work
 from bot.core.errors import PRDigestError
-from bot.core.filters import parse_filter_args
 from bot.core.models import DigestEntry, PostKind, PostStatus
+from bot.core.scope import DigestScope
 from bot.core.settings import Settings
 from bot.digest.service import DigestService
 from bot.ports.chat import DigestReply, PlatformAnswers, SummaryReply, Transport
@@ -146,19 +144,17 @@ class ChatCore:
         """How each channel shows a digest: its subscription's style, else the defaults."""
         return DigestStyles(self.settings, self.scheduler.subscriptions if self.scheduler else None)
 
-    def _already_posted(
-        self, room: ChatRoom, channel: str, request: DigestRequest | WeekRequest
-    ) -> str | None:
+    def _already_posted(self, room: ChatRoom, channel: str, request: DigestScope) -> str | None:
         """A link to the thread when the day's digest is complete here: no work at all. A
         thread with replies posted as "Summary unavailable" has work: their PRs are tried
         again, and the replies healed."""
         numbers = self.store.get_day(request.repo, request.window)
-        link = room.poster.finished_link(channel, request.repo, request.post_day, numbers)
-        failed = self.store.failed_replies(room.platform, channel, request.repo, request.post_day)
+        link = room.poster.finished_link(channel, request.repo, request.post_key, numbers)
+        failed = self.store.failed_replies(room.platform, channel, request.repo, request.post_key)
         return None if failed else link
 
     async def _post_digest(
-        self, room: ChatRoom, ask: Ask, request: DigestRequest | WeekRequest, reply: DigestReply,
+        self, room: ChatRoom, ask: Ask, request: DigestScope, reply: DigestReply,
         budget: Budget,
     ) -> None:  # fmt: skip
         day, tz_name = request.shown_day, request.window.tz_name
@@ -166,7 +162,7 @@ class ChatCore:
             with self._spending(budget):
                 await room.ready()
                 styles = self.styles
-                built = await self.commands.build_digest(request, styles.bots)
+                built = await self.service.build(request, bots=styles.bots)
             digest = styles.apply(built, room.platform, ask.channel)
             outcome = await room.poster.post(ask.channel, digest)
             if outcome.status == PostStatus.ALREADY:
@@ -196,10 +192,7 @@ class ChatCore:
             # Anyone can type a slash command in any channel; a digest can only be posted
             # where the bot may post.
             member = request.action != "subscribe" or await reply.can_post()
-            if (
-                request.action == "subscribe"
-                and parse_filter_args(request.filters).needs_codeowners
-            ):
+            if request.action == "subscribe" and request.filter.needs_codeowners:
                 assert request.repo is not None
                 await self.service.owners.require(request.repo)  # a clear error, not silence
             text = await handle_subscription_command(

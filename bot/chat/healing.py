@@ -19,6 +19,7 @@ from bot.chat.posting import DigestPoster, rebuild
 from bot.chat.styles import DigestStyles
 from bot.core.clock import utcnow
 from bot.core.models import Digest, PostKind, PostRecord
+from bot.core.scope import post_key_of
 from bot.store.posts import FailedReply
 
 log = logging.getLogger(__name__)
@@ -52,10 +53,10 @@ class Healer:
         """`digest` was just built (so its failed PRs were just tried again): heal what now
         has a summary, pace the next retry of what still has none. Returns the replies
         healed."""
-        if not await poster.failed_replies(channel, digest.repo, digest.post_day):
+        if not await poster.failed_replies(channel, digest.repo, post_key_of(digest)):
             return 0  # the usual case: nothing to heal, nothing written
         healed = await poster.heal(channel, digest)
-        still = await poster.failed_replies(channel, digest.repo, digest.post_day)
+        still = await poster.failed_replies(channel, digest.repo, post_key_of(digest))
         if still:
             # The first retry came RETRY_DELAYS[0] after the post; each one failed waits longer.
             attempts = max(f.attempts for f in still) + 1

@@ -15,17 +15,15 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta, tzinfo
 
 from bot.chat.styles import DigestStyles
-from bot.core.day_window import day_window, zone
+from bot.core.day_window import zone
 from bot.core.models import (
     Digest,
     DigestEntry,
     PostKind,
     PostRecord,
     PostStatus,
-    post_day_key,
-    read_scope,
-    split_post_day,
 )
+from bot.core.scope import DigestScope, post_key_of
 from bot.ports.chat import Posted, Transport
 from bot.store.base import iso
 from bot.store.posts import FailedReply
@@ -92,7 +90,7 @@ class DigestPoster:
         edits = [r for r in records if r.kind == PostKind.PARENT_EDIT]
         if any(not r.message_id for r in edits):
             return None
-        if split_post_day(day)[1]:
+        if not DigestScope.from_post_key(repo, day, "UTC").is_whole_day:
             # A filtered or weekly digest's PRs are not the day's list; its edit step, the
             # last one, is done after every reply (and a quiet day is its one record).
             return self.existing(channel, repo, day)
@@ -106,7 +104,7 @@ class DigestPoster:
 
     def is_complete(self, channel: str, digest: Digest) -> bool:
         numbers = [e.pr.number for e in digest.entries]
-        day = digest.post_day
+        day = post_key_of(digest)
         return self.fully_posted(channel, digest.repo, day, numbers) is not None
 
     def finished_link(
@@ -169,7 +167,7 @@ class DigestPoster:
         """Post `digest` in `channel` as a thread, or finish posting it. A day with no PR is
         one short message, or nothing at all with `quiet="skip"`: recorded either way, so
         a catch-up never tries the day again."""
-        key = (channel, digest.repo, digest.post_day)
+        key = (channel, digest.repo, post_key_of(digest))
         lock = self._locks.setdefault(key, asyncio.Lock())
         await self.identified()  # an "already posted" answer sends nothing, yet links
         async with lock:
@@ -200,7 +198,7 @@ class DigestPoster:
             status = PostStatus.RESUMED
         log.info(
             "digest %s %s in %s:%s: %s (%d replies sent)",
-            digest.repo, digest.post_day, self.platform, channel, status, sent,
+            digest.repo, post_key_of(digest), self.platform, channel, status, sent,
         )  # fmt: skip
         return PostOutcome(status, self.transport.link(channel, _posted(parent)), sent)
 
@@ -272,7 +270,7 @@ class DigestPoster:
             return PostOutcome(PostStatus.ALREADY, "")
         assert record.id is not None
         await self.store.aio.complete_post(record.id, SKIPPED_MESSAGE)
-        log.info("digest %s %s in %s:%s: quiet day skipped", digest.repo, digest.post_day,
+        log.info("digest %s %s in %s:%s: quiet day skipped", digest.repo, post_key_of(digest),
                  self.platform, channel)  # fmt: skip
         return PostOutcome(PostStatus.SKIPPED, "")
 
@@ -280,7 +278,7 @@ class DigestPoster:
         """The parent's edit step, begun before the parent itself is sent so that a crash at
         any point leaves it pending, for the resume to finish. A day whose parent went out
         before edits existed has none, and is never edited or posted again."""
-        day = digest.post_day
+        day = post_key_of(digest)
         parent = await self.store.aio.digest_post(
             self.platform, channel, digest.repo, day, PostKind.PARENT
         )
@@ -309,7 +307,7 @@ class DigestPoster:
         unavailable" and whose PR `digest` now has a summary for, then the parent, so its
         counts agree; returns how many replies were healed. Each edit is a recorded step,
         planned before any is made: a crash mid-heal is finished by the next call."""
-        key = (channel, digest.repo, digest.post_day)
+        key = (channel, digest.repo, post_key_of(digest))
         async with self._locks.setdefault(key, asyncio.Lock()):
             if not await self.store.aio.read(self.is_complete, channel, digest):
                 return 0  # the thread is still being posted: its resume comes first
@@ -319,7 +317,7 @@ class DigestPoster:
                 for e in digest.thread_entries
                 if e.summary is not None and e.summary.id is not None
             }
-            day = digest.post_day
+            day = post_key_of(digest)
             await self.store.aio.write(
                 self.store.plan_heal, self.platform, channel, digest.repo, day, summaries
             )
@@ -327,7 +325,7 @@ class DigestPoster:
 
     async def _heal_planned(self, channel: str, digest: Digest) -> int:
         """Do the pending healing steps in order: every reply's edit, then the parent's."""
-        day = digest.post_day
+        day = post_key_of(digest)
         records = await self.store.aio.digest_posts_of(
             self.platform, channel, digest.repo, day, PostKind.PR
         )
@@ -376,7 +374,7 @@ class DigestPoster:
         """The parent rendered again, with the healed replies counted as summarized: one edit
         for every pending step (a crash may have left an earlier heal's)."""
         parent = await self.store.aio.digest_post(
-            self.platform, channel, digest.repo, digest.post_day, PostKind.PARENT
+            self.platform, channel, digest.repo, post_key_of(digest), PostKind.PARENT
         )
         assert parent is not None
         links = await self.store.aio.read(self._reply_links, channel, digest)
@@ -402,7 +400,7 @@ class DigestPoster:
 
     def _reply_links(self, channel: str, digest: Digest) -> dict[int, str]:
         """PR number -> its reply in this thread (or the grouped reply that lists it)."""
-        day = digest.post_day
+        day = post_key_of(digest)
         links: dict[int, str] = {}
         for record in self.store.digest_posts(self.platform, channel, digest.repo, day):
             if not record.message_id:
@@ -434,11 +432,12 @@ class DigestPoster:
         """A weekly rollup's days -> their digest threads in this channel (the same filter's,
         else the whole day's), where they were posted."""
         assert digest.week is not None
-        filters = read_scope(digest.scope)[1]
+        scope = DigestScope.of_digest(digest)
         links: dict[str, str] = {}
         for week_day in digest.week.days:
             day = week_day.day.isoformat()
-            for key in dict.fromkeys((post_day_key(day, filters), day)):
+            same = (scope.of_day(week_day.day).post_key, scope.whole_day(week_day.day).post_key)
+            for key in dict.fromkeys(same):
                 record = self.store.digest_post(
                     self.platform, channel, digest.repo, key, PostKind.PARENT
                 )
@@ -455,7 +454,7 @@ class DigestPoster:
             platform=self.platform,
             channel=channel,
             repo=digest.repo,
-            day=digest.post_day,
+            day=post_key_of(digest),
             pr_number=pr_number,
             message_id="",
             thread_id=thread_id,
@@ -585,16 +584,9 @@ async def rebuild(
     """The digest a posts record (of its parent) belongs to, as its channel shows it: built
     again by `service` from the store, so only what is missing there (a PR's summary that
     failed) costs a call."""
-    day, scope = split_post_day(parent.day)
-    window = day_window(date.fromisoformat(day), parent.tz_name or "UTC")
+    scope = DigestScope.from_post_key(parent.repo, parent.day, parent.tz_name or "UTC")
     bots = styles.bots if styles is not None else frozenset()
-    weekly, filters = read_scope(scope)
-    if weekly:
-        digest = await service.week(parent.repo, window.day, window.tz_name, filters, bots=bots)
-    elif scope:
-        digest = await service.part(await service.digest(parent.repo, window), scope, bots=bots)
-    else:
-        digest = await service.digest(parent.repo, window, glance=True)
+    digest = await service.build(scope, bots=bots)
     if styles is not None:
         digest = styles.apply(digest, platform, parent.channel)
     return digest

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.core.filters import parse_filter_args
 from bot.core.models import Digest, Subscription
 from bot.core.post_times import subscription_key, target_key
+from bot.core.scope import subscription_filter
 from bot.core.settings import Settings
 from bot.ports.schedule import SubscriptionSource
 
@@ -39,5 +39,5 @@ class DigestStyles:
     def of(self, digest: Digest, sub: Subscription | None) -> Digest:
         if sub is None:
             return digest.styled(None, self.settings.trivial_style, self.bots)
-        group_bots = parse_filter_args(sub.filters).groups_bots
+        group_bots = subscription_filter(sub).groups_bots
         return digest.styled(sub.display_name, sub.trivial_style, self.bots, group_bots)

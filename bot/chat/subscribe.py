@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from bot.chat.commands import SubscriptionCommand
 from bot.core.day_window import parse_hhmm, zone
-from bot.core.filters import parse_filter_args
 from bot.core.models import Subscription, TrivialStyle
 from bot.core.post_times import describe, next_post
+from bot.core.scope import subscription_filter
 from bot.ports.schedule import ScheduleControl
 from bot.store.subscriptions import SubscriptionStore
 
@@ -63,7 +63,7 @@ async def _list(
         return f"No daily digest is scheduled in this channel. Add one with {SUBSCRIBE_USAGE}."
     parts = [
         describe(s)
-        + (f" · {shown}" if (shown := parse_filter_args(s.filters).describe()) else "")
+        + (f" · {shown}" if (shown := subscription_filter(s).describe()) else "")
         + (" · quiet days skipped" if s.quiet == "skip" else "")
         + (" (from the configuration file)" if s.id is None else "")
         for s in here
@@ -116,7 +116,7 @@ async def _subscribe(
     upcoming = next_post(saved, scheduler.clock()).astimezone(zone(saved.tz_name))
     next_local = upcoming.strftime("%a %d %b %H:%M %Z")
     verb = "Subscribed" if created else "Updated"
-    shown = parse_filter_args(saved.filters).describe()
+    shown = subscription_filter(saved).describe()
     only = f", only the PRs matching {shown}" if shown else ""
     if saved.schedule == "weekly":
         return (

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime, time
 from enum import StrEnum
 from types import MappingProxyType
+from typing import Protocol
 
 from bot.core.untrusted import clean, clean_line, pr_page, profile_path, same_page, web_origin
 
@@ -385,6 +386,17 @@ def is_bot_login(login: str | None, bots: frozenset[str] = frozenset()) -> bool:
     return name.endswith("[bot]") or name in bots
 
 
+class BuiltFor(Protocol):
+    """What a digest keeps of the scope it was built for: a `bot.core.scope.DigestScope`,
+    which reads filters and so cannot be imported here (filters read these values)."""
+
+    @property
+    def post_key(self) -> str: ...
+
+    @property
+    def label(self) -> str: ...
+
+
 @dataclass(frozen=True)
 class Digest:
     repo: str
@@ -396,10 +408,10 @@ class Digest:
     # PR number -> a message about it: its reply in this thread (once posted), or an earlier
     # digest's reply for a PR of another day. Filled by the chat layer, read by renderers.
     links: Mapping[int, str] = field(default_factory=lambda: MappingProxyType({}))
-    # Which part of the day this is: "" for all of it; a filter in its chat form
-    # ("paths:vllm/v1/attention/**"). `scope_total` is then the day's PR count before the
-    # filter, and `scope_clause` what the posted PRs share ("touch `vllm/v1/attention/**`").
-    scope: str = ""
+    # What it was built for (a DigestScope); None for a whole day built on its own.
+    # `scope_total` is the day's (or week's) PR count before a filter, and `scope_clause`
+    # what the posted PRs share ("touch `vllm/v1/attention/**`").
+    scope: BuiltFor | None = None
     scope_total: int = 0
     scope_clause: str = ""
     week: WeekInfo | None = None  # set for a weekly rollup
@@ -409,12 +421,6 @@ class Digest:
     # The heading of the grouped reply: "" for the day's trivial and bot PRs; an area's name
     # for each of a weekly rollup's area replies (one grouped reply per area).
     group_title: str = ""
-
-    @property
-    def post_day(self) -> str:
-        """The key of this digest in the posts table: its day, and its scope when filtered,
-        so a channel can hold a day's whole digest and a filtered one without a clash."""
-        return post_day_key(self.window.day.isoformat(), self.scope)
 
     def styled(
         self,
@@ -484,32 +490,6 @@ class Digest:
             if e.summary:
                 total = total + e.summary.usage
         return total
-
-
-def post_day_key(day: str, scope: str = "") -> str:
-    return f"{day} {scope}" if scope else day
-
-
-def split_post_day(key: str) -> tuple[str, str]:
-    """(ISO day, scope) of a posts-table day key."""
-    day, _, scope = key.partition(" ")
-    return day, scope
-
-
-WEEK_SCOPE = "week"
-
-
-def week_scope(filters: str = "") -> str:
-    """A weekly rollup's scope: "week", and its filter after it ("week paths:docs/")."""
-    return post_day_key(WEEK_SCOPE, filters)
-
-
-def read_scope(scope: str) -> tuple[bool, str]:
-    """(whether it is a weekly rollup, its filter in chat form) of a digest's scope."""
-    first, _, rest = scope.partition(" ")
-    if first == WEEK_SCOPE:
-        return True, rest
-    return False, scope
 
 
 def _is_trivial(entry: DigestEntry) -> bool:

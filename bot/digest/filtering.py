@@ -12,6 +12,7 @@ from dataclasses import replace
 from bot.core.codeowners import CodeOwners
 from bot.core.filters import SubscriptionFilter
 from bot.core.models import Digest
+from bot.core.scope import DigestScope
 from bot.digest.text import code_span
 
 
@@ -33,7 +34,7 @@ def filtered(
     return replace(
         digest,
         entries=entries,
-        scope=flt.to_args(),
+        scope=replace(DigestScope.of_digest(digest), filter=flt),
         scope_total=len(digest.entries),
         scope_clause=flt.clause(code=code_span),
     )

@@ -19,7 +19,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from bot.core.models import ChangeType, Digest, DigestEntry, RelatedPR, RelationKind, read_scope
+from bot.core.models import ChangeType, Digest, DigestEntry, RelatedPR, RelationKind
+from bot.core.scope import DigestScope
 from bot.digest.areas import OTHER, group_areas
 from bot.digest.overview import rule_highlights
 
@@ -243,7 +244,7 @@ def span_text(digest: Digest, joiner: str = "") -> str:
 def scope_filters(digest: Digest) -> str:
     """The filter of a digest in its chat form ("paths:vllm/v1/attention/**"), without the
     "week" of a rollup's scope; "" for a whole day or an unfiltered week."""
-    return read_scope(digest.scope)[1]
+    return DigestScope.of_digest(digest).filters
 
 
 def scope_note(digest: Digest) -> str:

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 
 from bot.core import llm_work
 from bot.core.clock import utcnow
-from bot.core.day_window import day_window, is_complete
+from bot.core.day_window import is_complete
 from bot.core.errors import NotFoundError, SourceError
-from bot.core.filters import parse_filter_args
+from bot.core.filters import SubscriptionFilter
 from bot.core.models import (
     ChangeType,
     DayOverview,
@@ -31,9 +31,9 @@ from bot.core.models import (
     SummarySections,
     WeekDay,
     WeekInfo,
-    week_scope,
 )
 from bot.core.reverts import is_revert
+from bot.core.scope import DigestScope, Span, post_key_of
 from bot.digest.areas import AreaMap, area_of, group_areas
 from bot.digest.filtering import filtered
 from bot.digest.overview import (
@@ -85,6 +85,7 @@ class DigestService:
         self._logging: set[asyncio.Future[None]] = set()  # LLM calls being written
         self._log_failure: BaseException | None = None  # the first log write that failed
         self._owners: CodeOwnersReader | None = None
+        self._building: dict[tuple[str, date, str], asyncio.Future[Digest]] = {}
 
     @property
     def source(self) -> GitHubSource:
@@ -152,17 +153,61 @@ class DigestService:
             recent_flags=await self.store.aio.flag_count_since(utcnow() - timedelta(days=1), repo),
         )
 
+    # -- every kind of digest, from its scope --------------------------------------------
+
+    async def build(
+        self,
+        scope: DigestScope,
+        *,
+        bots: frozenset[str] = frozenset(),
+        refresh: bool = False,
+        progress: Progress | None = None,
+        week_progress: WeekProgress | None = None,
+        glance: bool = True,
+    ) -> Digest:
+        """The digest of `scope`, at a glance: the one place that tells a day from a week.
+        `glance=False` leaves a whole day as the seed report shows it (no areas, no
+        highlights). Concurrent builds of one day (subscriptions of one repository posting
+        at the same time) share one fetch and one set of summaries."""
+        if scope.span == Span.WEEK:
+            return await self.week(scope, bots=bots, progress=week_progress)
+        day = await self._shared_day(scope.repo, scope.window, refresh, progress)
+        if scope.filter.is_empty and not glance:
+            return day
+        return await self.part(day, scope.filter, bots=bots)
+
+    async def _shared_day(
+        self, repo: str, window: DayWindow, refresh: bool, progress: Progress | None
+    ) -> Digest:
+        key = (repo.lower(), window.day, window.tz_name)
+        task = self._building.get(key)
+        if task is None or refresh:
+            task = asyncio.ensure_future(
+                self.digest(repo, window, refresh=refresh, progress=progress)
+            )
+            self._building[key] = task
+            task.add_done_callback(lambda done: self._built(key, done))
+        return await asyncio.shield(task)
+
+    def _built(self, key: tuple[str, date, str], task: asyncio.Future[Digest]) -> None:
+        self._building.pop(key, None)
+        if not task.cancelled():
+            task.exception()  # retrieved here: its awaiters have it, asyncio need not log it
+
     # -- a subscription's part of a day -----------------------------------------------------
 
     async def part(
-        self, day: Digest, filters: str = "", *, bots: frozenset[str] = frozenset()
+        self,
+        day: Digest,
+        flt: SubscriptionFilter | None = None,
+        *,
+        bots: frozenset[str] = frozenset(),
     ) -> Digest:
-        """The digest of the PRs of the built `day` that `filters` (the chat form,
-        "paths:a/** types:substantial") keeps, at a glance; the whole day's for no filter.
-        Every subscription of a repository starts from the one built day: ten filtered
-        subscriptions cost one fetch and one summary per PR, and each at most its own
-        overview call."""
-        flt = parse_filter_args(filters)
+        """The digest of the PRs of the built `day` that `flt` keeps, at a glance; the whole
+        day's for no filter. Every subscription of a repository starts from the one built
+        day: ten filtered subscriptions cost one fetch and one summary per PR, and each at
+        most its own overview call."""
+        flt = flt or SubscriptionFilter()
         if flt.is_empty:
             return await self.at_a_glance(day)
         # No CODEOWNERS is an error, not a silent empty digest.
@@ -171,26 +216,23 @@ class DigestService:
 
     async def week(
         self,
-        repo: str,
-        first: date,
-        tz_name: str,
-        filters: str = "",
+        scope: DigestScope,
         *,
         bots: frozenset[str] = frozenset(),
         progress: WeekProgress | None = None,
     ) -> Digest:
-        """The weekly rollup of the seven days from `first`: the days not built yet are built
+        """The weekly rollup of the seven days of `scope`: the days not built yet are built
         first (`progress(day, done, total)` follows each), the days already built cost no
         per-PR call; the rollup itself is one overview call, cached like a day's."""
-        flt = parse_filter_args(filters)
+        flt, repo = scope.filter, scope.repo
         owners = None
         entries: list[DigestEntry] = []
         days: list[WeekDay] = []
         total = 0
-        for offset in range(7):
-            day = first + timedelta(days=offset)
+        for window in scope.windows:
+            day = window.day
             tick = (lambda done, n, day=day: progress(day, done, n)) if progress else None
-            built = await self.digest(repo, day_window(day, tz_name), progress=tick)
+            built = await self._shared_day(repo, window, False, tick)
             repo = built.repo
             if flt.needs_codeowners and owners is None:
                 owners = await self.owners.require(repo)
@@ -199,14 +241,14 @@ class DigestService:
             days.append(WeekDay(day, len(part.entries)))
             total += len(built.entries)
         entries.sort(key=_newest_first)
-        start, end = day_window(first, tz_name), day_window(days[-1].day, tz_name)
-        window = DayWindow(day=first, tz_name=tz_name, start=start.start, end=end.end)
+        start, end = scope.windows[0], scope.windows[-1]
+        window = DayWindow(day=scope.first, tz_name=scope.tz_name, start=start.start, end=end.end)
         rollup = Digest(
             repo=repo,
             display_name=self.display_names(repo),
             window=window,
             entries=tuple(entries),
-            scope=week_scope(flt.to_args()),
+            scope=replace(scope, repo=repo),
             scope_total=total if not flt.is_empty else 0,
             scope_clause=flt.clause(code=code_span),
             week=WeekInfo(tuple(days)),
@@ -257,7 +299,7 @@ class DigestService:
         summarizer = await self.summarizer()
         shown = candidates(entries)
         key = inputs_key(shown, summarizer.model, summarizer.prompt_version)
-        day, tz_name = digest.post_day, digest.window.tz_name
+        day, tz_name = post_key_of(digest), digest.window.tz_name
         cached = await self.store.aio.get_overview(digest.repo, day, tz_name, key)
         if cached is not None:
             return cached

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, TypeVar
 
@@ -32,7 +33,7 @@ from bot.chat.styles import DigestStyles
 from bot.core.clock import utcnow
 from bot.core.day_window import day_window, parse_day, time_of_day, zone
 from bot.core.errors import ConfigurationError, StorageError, UserInputError
-from bot.core.models import Digest, Subscription, post_day_key, week_scope
+from bot.core.models import Digest, Subscription
 from bot.core.post_times import (
     digest_day,
     is_weekly,
@@ -44,6 +45,7 @@ from bot.core.post_times import (
     subscription_key,
 )
 from bot.core.pr_ref import parse_repo
+from bot.core.scope import DigestScope
 from bot.core.settings import Settings
 from bot.digest.service import DigestService
 from bot.ports.schedule import SubscriptionSource
@@ -112,7 +114,6 @@ class DigestScheduler:
         self._skipped: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._runs: dict[tuple[str, date], asyncio.Task[PostOutcome | None]] = {}
-        self._builds: dict[tuple[str, date, str], asyncio.Task[Digest]] = {}
         self._done: set[tuple[str, date]] = set()
         self._retry: dict[tuple[str, date], tuple[int, datetime]] = {}
         self._canonical: dict[str, str] = {}  # as typed → GitHub's spelling, which posts record
@@ -514,32 +515,14 @@ class DigestScheduler:
             )  # fmt: skip
 
     async def _build(self, sub: Subscription, day: date) -> Digest:
-        """The day's digest; subscriptions of one repo and zone building it at once share one
-        build (the store already shares summaries between builds at different times)."""
+        """The digest `sub` posts for `day`, as it shows it; subscriptions of one repository
+        building at once share one build of the day (the service's)."""
         repo = self._canonical.get(sub.repo.lower(), sub.repo)
-        key = (repo.lower(), day, sub.tz_name)
-        task = self._builds.get(key)
-        if task is None:
-            task = self._spawn(
-                self.service.digest(repo, day_window(day, sub.tz_name)),
-                f"build {repo} {day}",
-                awaited=True,
-            )
-            self._builds[key] = task
-            task.add_done_callback(lambda _: self._builds.pop(key, None))
-        digest = await asyncio.shield(task)
-        self._canonical[sub.repo.lower()] = digest.repo
+        scope = replace(DigestScope.of_subscription(sub, day), repo=repo)
         styles = DigestStyles(self.settings)
-        if is_weekly(sub):  # the rollup of the seven days ending with `day`
-            first = day - timedelta(days=6)
-            rollup = await self.service.week(
-                digest.repo, first, sub.tz_name, sub.filters, bots=styles.bots
-            )
-            return styles.of(rollup, sub)
-        # The day is built (and stored) once for every subscription of the repository; each
-        # takes its part from the store, with its own overview.
-        part = await self.service.part(digest, sub.filters, bots=styles.bots)
-        return styles.of(part, sub)
+        digest = await self.service.build(scope, bots=styles.bots)
+        self._canonical[sub.repo.lower()] = digest.repo
+        return styles.of(digest, sub)
 
     async def _wait_until(self, instant: datetime) -> None:
         while (remaining := (instant - self.clock()).total_seconds()) > 0:
@@ -575,11 +558,8 @@ class DigestScheduler:
 
 
 def posted_key(sub: Subscription, day: date) -> str:
-    """The posts-table day key of `sub`'s post for `day` (a weekly one: the week ending it)."""
-    if is_weekly(sub):
-        first = (day - timedelta(days=6)).isoformat()
-        return post_day_key(first, week_scope(sub.filters))
-    return post_day_key(day.isoformat(), sub.filters)
+    """The posts-table key of `sub`'s post for `day` (a weekly one: the week ending it)."""
+    return DigestScope.of_subscription(sub, day).post_key
 
 
 # -- `prdigest post` -----------------------------------------------------------------------------
@@ -617,13 +597,8 @@ async def post_once(
                 "database; let it post, or stop it first."
             )
         styles = DigestStyles(settings)
-        window = day_window(the_day, sub.tz_name)
-        if is_weekly(sub):  # the week ending with `the_day`
-            first = the_day - timedelta(days=6)
-            digest = await service.week(sub.repo, first, sub.tz_name, sub.filters, bots=styles.bots)
-        else:
-            day = await service.digest(sub.repo, window)
-            digest = await service.part(day, sub.filters, bots=styles.bots)
+        scope = DigestScope.of_subscription(sub, the_day)  # a weekly one: the week ending it
+        digest = await service.build(scope, bots=styles.bots)
         outcome = await poster.post(channel, styles.of(digest, sub), quiet=sub.quiet)
     finally:
         await asyncio.to_thread(lease.release)

@@ -26,11 +26,11 @@ from bot.core.filters import (
     FILTER_KEYS,
     FilterConfigError,
     SubscriptionFilter,
-    parse_filter_args,
 )
 from bot.core.models import Platform, Subscription, TrivialStyle
 from bot.core.post_times import parse_target, subscription_key, target_key
 from bot.core.pr_ref import parse_repo
+from bot.core.scope import subscription_filter
 from bot.core.settings import Settings
 from bot.digest.areas import AreaMap
 from bot.digest.ownership import CodeOwnersReader
@@ -378,7 +378,7 @@ async def check_configured_owners(
     checked: set[str] = set()
     for sub in subscriptions:
         repo = sub.repo.lower()
-        if repo in checked or not parse_filter_args(sub.filters).needs_codeowners:
+        if repo in checked or not subscription_filter(sub).needs_codeowners:
             continue
         checked.add(repo)
         try:

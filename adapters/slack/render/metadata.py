@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.core.models import Digest, DigestEntry
+from bot.core.scope import label_of
 
 DIGEST_EVENT = "prdigest_digest"  # metadata of a digest's parent (or empty-day) message
 PR_EVENT = "prdigest_pr"  # metadata of one PR's summary, in a thread or as a /prsummary answer
@@ -23,8 +24,8 @@ def digest_metadata(digest: Digest, kind: str) -> dict[str, Any]:
         "tz": digest.window.tz_name,
         "kind": kind,
     }
-    if digest.scope:
-        payload["scope"] = digest.scope
+    if label := label_of(digest):
+        payload["scope"] = label
     return {"event_type": DIGEST_EVENT, "event_payload": payload}
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import nullcontext
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -25,9 +26,10 @@ from bot.app.commands.shared import (
 from bot.app.compose import build_service
 from bot.app.deferred import configured_identity
 from bot.app.progress import LocalProgress, watch_local_model
-from bot.core.day_window import day_window, parse_day, week_start, zone
-from bot.core.models import DayWindow, Digest
+from bot.core.day_window import parse_day, week_start, zone
+from bot.core.models import Digest
 from bot.core.pr_ref import parse_repo
+from bot.core.scope import DigestScope, Span
 from bot.core.settings import Settings
 from bot.digest.render_json import digest_json
 from bot.digest.render_markdown import render_report, render_week_report
@@ -88,9 +90,11 @@ async def command(
     repo = parse_repo(repo_text or settings.repo)
     tz_name = tz_name or settings.timezone
     zone(tz_name)
-    first = week_start(week_text, tz_name) if week_text is not None else None
-    window = day_window(parse_day(date_text, tz_name), tz_name)
-    digest = await build(settings, repo, window, first, refresh=refresh, overview=overview)
+    if week_text is not None:
+        scope = DigestScope.week(repo, week_start(week_text, tz_name), tz_name)
+    else:
+        scope = DigestScope.day(repo, parse_day(date_text, tz_name), tz_name)
+    digest = await build(settings, scope, refresh=refresh, overview=overview)
     if as_json:
         text = json.dumps(digest_json(digest), indent=2) + "\n"
     elif digest.week is not None:
@@ -111,32 +115,24 @@ async def command(
     return 0
 
 
-async def build(
-    settings: Settings,
-    repo: str,
-    window: DayWindow,
-    first: date | None,
-    *,
-    refresh: bool,
-    overview: bool,
-) -> Digest:
-    """The day's digest, or the week's from `first`, with progress on stderr."""
+async def build(settings: Settings, scope: DigestScope, *, refresh: bool, overview: bool) -> Digest:
+    """The digest of `scope` (a day or a week), with progress on stderr."""
     service = build_service(settings)
     local = watch_local_model(service)
+    repo, window = scope.repo, scope.window
     try:
         await service.summarizer()  # fail fast, before any GitHub call, if no LLM is set up
-        if first is not None:
-            week_progress = WeekProgress(local if local.active else None)
-            return await service.week(repo, first, window.tz_name, progress=week_progress.update)
-        if not refresh:
+        if scope.span == Span.DAY and not refresh:
             note = day_line(service.store, repo, window, configured_identity(settings.llm))
             if note:
                 click.echo(note, err=True)
+        week_progress = WeekProgress(local if local.active else None)
         bar = local if local.active else ProgressBar(f"Summarizing {repo} {window.day}")
-        with bar:
-            return await service.digest(
-                repo, window, refresh=refresh, progress=bar.update, glance=overview
-            )
+        with bar if scope.span == Span.DAY else nullcontext():
+            return await service.build(
+                scope, refresh=refresh, progress=bar.update,
+                week_progress=week_progress.update, glance=overview,
+            )  # fmt: skip
     finally:
         await service.aclose()
 
