@@ -3,25 +3,27 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 
 import openai
 from openai import AsyncOpenAI
 
+from bot.core.clock import utcnow
 from bot.core.logs import mask
 from bot.core.models import ChangeType, PRSummary, PullRequest, SummarySections, Usage
 from bot.ports.summarizer import (
-    CallLog,
     DayCandidate,
+    Highlights,
     LLMCall,
     Revision,
     SummarizeError,
     SummaryResult,
+    with_calls,
 )
 from summarizer import llm_client
 from summarizer.checks import (
@@ -71,20 +73,24 @@ _FALLBACKS: tuple[dict | None, ...] = (RESPONSE_FORMAT_OBJECT, None)
 _ECHO_CHARS = 4000
 
 
-class _Subject(Protocol):
-    """What a call is about, for its log: a PR, or a whole day (number 0)."""
+@dataclass
+class _Work:
+    """One piece of work (a PR's summary or re-check, a day's ranking) and the calls it made:
+    they leave with its result, or with the error that ends it (`carried`)."""
 
-    @property
-    def repo(self) -> str: ...
-
-    @property
-    def number(self) -> int: ...
-
-
-@dataclass(frozen=True)
-class _Day:
     repo: str
-    number: int = 0  # the LLM-call log's number for a call about no single PR
+    number: int  # 0 for a call about no single PR (a day's ranking)
+    calls: list[LLMCall] = field(default_factory=list)
+
+    @contextlib.contextmanager
+    def carried(self) -> Iterator[None]:
+        """Whatever stops the work (a SummarizeError, a bug, a cancellation) takes the calls
+        made so far with it, so the caller logs them as it would a result's."""
+        try:
+            yield
+        except BaseException as exc:
+            with_calls(exc, self.calls)
+            raise
 
 
 @dataclass(frozen=True)
@@ -122,26 +128,29 @@ class OpenAISummarizer:
         *,
         budget: PromptBudget | None = None,
         concurrency: int = 8,
-        call_log: CallLog | None = None,
         sampling: Sampling = HOSTED,
         prompt_version: str | None = None,
-        on_close=None,
+        on_close: Callable[[], None] | None = None,
     ):
         self.client = client
         self.model = model
         self.budget = budget or PromptBudget()
         self.concurrency = concurrency
-        self.call_log = call_log
         self.sampling = sampling
         self.prompt_version = prompt_version or prompt_version_for(self.budget)
         self._format_index = 0  # shared across PRs: once a server refuses a mode, stop asking
         self._on_close = on_close
 
     async def summarize(self, pr: PullRequest) -> SummaryResult:
+        work = _Work(pr.repo, pr.number)
+        with work.carried():
+            return await self._summarize(pr, work)
+
+    async def _summarize(self, pr: PullRequest, work: _Work) -> SummaryResult:
         # Reading the diff with parsers and counting tokens is CPU work: off the event loop.
         prompt = await asyncio.to_thread(build_prompt, pr, self.budget)
-        answer, usage = await self._valid_answer(pr, prompt.messages, "summary")
-        answer, check, findings, more = await self._checked(pr, prompt, answer)
+        answer, usage = await self._valid_answer(work, prompt.messages, "summary")
+        answer, check, findings, more = await self._checked(pr, work, prompt, answer)
         # What a regeneration could not fix goes sentence by sentence, never a whole section.
         sections = remove_sentences(answer.sections, findings)
         change_type = decide_type(
@@ -151,10 +160,10 @@ class OpenAISummarizer:
         sections = finish(sections, pr, prompt.facts, change_type)
         if sections != answer.sections:
             check = check_claims(sections, pr)
-        return _result(prompt, change_type, sections, usage + more, check)
+        return _result(prompt, change_type, sections, usage + more, check, work)
 
     async def _checked(
-        self, pr: PullRequest, prompt: BuiltPrompt, answer: _Attempt
+        self, pr: PullRequest, work: _Work, prompt: BuiltPrompt, answer: _Attempt
     ) -> tuple[_Attempt, ClaimCheck, list[Finding], Usage]:
         """The answer checked against the PR: names it does not have, code misquoted, a name
         said added that was removed (or the reverse), a speed-up the PR never speaks of, a
@@ -172,7 +181,7 @@ class OpenAISummarizer:
             notes.insert(0, f"These names do not appear anywhere in the PR: {names}.")
         notes.append("Rewrite the JSON answer, using only what the PR data shows.")
         retry = _retry_messages(prompt.messages, " ".join(notes), previous=answer.content)
-        retried, _fault, usage = await self._attempt(pr, retry, "grounding", self.sampling)
+        retried, _fault, usage = await self._attempt(work, retry, "grounding", self.sampling)
         if retried is not None:
             recheck = check_claims(retried.sections, pr)
             refound = check_answer(pr, retried.sections, retried.change_type)
@@ -181,14 +190,14 @@ class OpenAISummarizer:
         return answer, check, findings, usage
 
     async def _valid_answer(
-        self, pr: PullRequest, messages: list[dict], purpose: str, *, revision: bool = False
+        self, work: _Work, messages: list[dict], purpose: str, *, revision: bool = False
     ) -> tuple[_Attempt, Usage]:
         """An answer that parses and says nothing twice, in at most two requests.
 
         The second request is never the first again: it names the first answer's fault (and,
         on a local model, asks for shorter sections under stronger repetition control).
         """
-        answer, fault, usage = await self._attempt(pr, messages, purpose, self.sampling, revision)
+        answer, fault, usage = await self._attempt(work, messages, purpose, self.sampling, revision)
         if answer is not None:
             return answer, usage
         assert fault is not None
@@ -196,7 +205,7 @@ class OpenAISummarizer:
             messages, f"Your previous answer was rejected ({fault}). {fault.hint}"
         )
         answer, second, more = await self._attempt(
-            pr, retry, "repair", self.sampling.for_retry(), revision
+            work, retry, "repair", self.sampling.for_retry(), revision
         )
         if answer is None:
             raise SummarizeError(f"the model's answer was invalid twice ({second})")
@@ -204,13 +213,13 @@ class OpenAISummarizer:
 
     async def _attempt(
         self,
-        pr: PullRequest,
+        work: _Work,
         messages: list[dict],
         purpose: str,
         sampling: Sampling,
         revision: bool = False,
     ) -> tuple[_Attempt | None, InvalidAnswer | None, Usage]:
-        completion = await self._complete(pr, messages, purpose, sampling, revision)
+        completion = await self._complete(work, messages, purpose, sampling, revision)
         try:
             answer = parse_answer(
                 completion.content,
@@ -218,13 +227,13 @@ class OpenAISummarizer:
                 section_chars=sampling.section_chars,
             )
         except InvalidAnswer as fault:
-            log.info("%s#%d: invalid %s answer: %s", pr.repo, pr.number, purpose, fault)
+            log.info("%s#%d: invalid %s answer: %s", work.repo, work.number, purpose, fault)
             return None, fault, completion.usage
         return _Attempt(answer, completion.content or ""), None, completion.usage
 
     async def _complete(
         self,
-        pr: _Subject,
+        work: _Work,
         messages: list[dict],
         purpose: str,
         sampling: Sampling,
@@ -234,7 +243,8 @@ class OpenAISummarizer:
         single: bool = False,
         version: str | None = None,
     ) -> _Completion:
-        """One answer from the endpoint, stepping down the response formats it refuses.
+        """One answer from the endpoint, stepping down the response formats it refuses; each
+        request, answered or not, is one of `work`'s calls.
 
         `schema` replaces the summary's and `version` the prompt version logged; `single`
         turns off the client's own retries, for a call whose caller has a fallback of its own
@@ -251,32 +261,27 @@ class OpenAISummarizer:
             started = time.monotonic()
             try:
                 response = await client.chat.completions.create(**kwargs)
-            except openai.BadRequestError as exc:
-                if response_format is not None and _refuses_format(exc):
-                    self._log(
-                        pr, purpose, messages, None, self._reason(exc), Usage(), started, version
-                    )
-                    # Concurrent requests may all be refused at once: step down one mode only.
-                    self._format_index = max(self._format_index, tried + 1)
-                    log.info(
-                        "%s refuses response_format %s; using %s",
-                        self.model,
-                        response_format["type"],
-                        (formats[self._format_index] or {"type": "plain text"})["type"],
-                    )
-                    continue
-                self._log(pr, purpose, messages, None, self._reason(exc), Usage(), started, version)
-                raise SummarizeError(self._reason(exc)) from None
             except openai.OpenAIError as exc:
-                self._log(pr, purpose, messages, None, self._reason(exc), Usage(), started, version)
-                raise SummarizeError(self._reason(exc)) from None
+                reason = self._reason(exc)
+                self._log(work, purpose, messages, None, reason, Usage(), started, version)
+                if not (response_format is not None and _refuses_format(exc)):
+                    raise SummarizeError(reason) from None
+                # Concurrent requests may all be refused at once: step down one mode only.
+                self._format_index = max(self._format_index, tried + 1)
+                log.info(
+                    "%s refuses response_format %s; using %s",
+                    self.model,
+                    response_format["type"],
+                    (formats[self._format_index] or {"type": "plain text"})["type"],
+                )
+                continue
             choice = response.choices[0] if response.choices else None
             content = choice.message.content if choice and choice.message else None
             usage = Usage(
                 prompt_tokens=getattr(response.usage, "prompt_tokens", 0) or 0,
                 completion_tokens=getattr(response.usage, "completion_tokens", 0) or 0,
             )
-            self._log(pr, purpose, messages, content, None, usage, started, version)
+            self._log(work, purpose, messages, content, None, usage, started, version)
             return _Completion(content, usage, getattr(choice, "finish_reason", None))
 
     @staticmethod
@@ -291,15 +296,13 @@ class OpenAISummarizer:
         return mask(_reason(exc), getattr(self.client, "api_key", None))
 
     def _log(
-        self, pr: _Subject, purpose, messages, content, error, usage: Usage, started: float,
+        self, work: _Work, purpose, messages, content, error, usage: Usage, started: float,
         prompt_version: str | None = None,
     ) -> None:  # fmt: skip
-        if self.call_log is None:
-            return
-        self.call_log(
+        work.calls.append(
             LLMCall(
-                repo=pr.repo,
-                number=pr.number,
+                repo=work.repo,
+                number=work.number,
                 model=self.model,
                 prompt_version=prompt_version or self.prompt_version,
                 purpose=purpose,
@@ -308,11 +311,17 @@ class OpenAISummarizer:
                 error=error,
                 usage=usage,
                 duration_ms=int((time.monotonic() - started) * 1000),
+                created_at=utcnow(),
             )
         )
 
     async def revise(self, pr: PullRequest, current: PRSummary) -> Revision:
         """The deeper pass after a flag: more diff, the full description, claims re-checked."""
+        work = _Work(pr.repo, pr.number)
+        with work.carried():
+            return await self._revise(pr, current, work)
+
+    async def _revise(self, pr: PullRequest, current: PRSummary, work: _Work) -> Revision:
         prompt = build_prompt(pr, self.budget.deeper())
         # The headline is shown too (empty for a summary made before it existed): the answer
         # must carry one, corrected like the rest.
@@ -329,17 +338,17 @@ class OpenAISummarizer:
                 f"{current_json}",
             },
         ]
-        answer, usage = await self._valid_answer(pr, messages, "revision", revision=True)
+        answer, usage = await self._valid_answer(work, messages, "revision", revision=True)
         changed, note = revision_fields(answer.answer.data)
         change_type, sections = answer.change_type, answer.sections
         check = check_claims(sections, pr)
-        result = _result(prompt, change_type, sections, usage, check)
+        result = _result(prompt, change_type, sections, usage, check, work)
         same = sections == current.sections and change_type == current.change_type
         return Revision(result, changed and not same, note)
 
     async def pick_highlights(
         self, repo: str, day: str, candidates: Sequence[DayCandidate], count: int
-    ) -> list[int]:
+    ) -> Highlights:
         """The model's `count` most important PRs of the day, best first, unchecked.
 
         One request, no repair and no client retry: the caller has a rule to fall back on,
@@ -348,13 +357,21 @@ class OpenAISummarizer:
         server is held to those numbers and to `count` of them.
         """
         if count <= 0 or not candidates:
-            return []
+            return Highlights()
+        work = _Work(repo, 0)
+        with work.carried():
+            return await self._pick_highlights(work, day, candidates, count)
+
+    async def _pick_highlights(
+        self, work: _Work, day: str, candidates: Sequence[DayCandidate], count: int
+    ) -> Highlights:
+        repo = work.repo
         prompt = build_highlights_prompt(
             repo, day, candidates, count, max_prompt_tokens=self.budget.max_prompt_tokens
         )
         bounded = self.sampling.section_chars is not None
         completion = await self._complete(
-            _Day(repo),
+            work,
             prompt.messages,
             OVERVIEW_PURPOSE,
             self.sampling.for_highlights(prompt.count),
@@ -363,7 +380,7 @@ class OpenAISummarizer:
             version=HIGHLIGHTS_PROMPT_VERSION,
         )
         try:
-            return parse_highlights(completion.content)
+            return Highlights(parse_highlights(completion.content), work.calls)
         except UnusableHighlights as exc:
             log.info("%s %s: unusable highlights: %s", repo, day, exc)
             raise SummarizeError(f"the model's highlights were unusable ({exc})") from None
@@ -376,9 +393,10 @@ class OpenAISummarizer:
 
 def _result(
     prompt: BuiltPrompt, change_type: ChangeType, sections: SummarySections, usage: Usage,
-    check: ClaimCheck,
+    check: ClaimCheck, work: _Work,
 ) -> SummaryResult:  # fmt: skip
-    """A summary with what its prompt covered and how well its names are grounded."""
+    """A summary with what its prompt covered, how well its names are grounded, and the
+    calls that made it."""
     return SummaryResult(
         change_type=change_type,
         sections=sections,
@@ -388,6 +406,7 @@ def _result(
         grounded_fraction=check.grounded_fraction,
         unverified=check.ungrounded,
         facts=json.dumps(facts_to_json(prompt.facts)) if prompt.facts else "",
+        calls=tuple(work.calls),
     )
 
 
@@ -408,7 +427,10 @@ def _retry_messages(messages: list[dict], note: str, previous: str | None = None
     return [*messages[:-1], {**last, "content": f"{last['content']}\n\n{note}"}]
 
 
-def _refuses_format(exc: openai.BadRequestError) -> bool:
+def _refuses_format(exc: openai.OpenAIError) -> bool:
+    """A 400 that names the response format: the server does not support that mode."""
+    if not isinstance(exc, openai.BadRequestError):
+        return False
     text = str(exc).lower()
     return any(word in text for word in ("response_format", "json_schema", "json_object"))
 

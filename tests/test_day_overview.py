@@ -24,7 +24,7 @@ from bot.core.models import (
 )
 from bot.digest.overview import checked_highlights, rule_highlights, rule_order
 from bot.digest.service import DigestService
-from bot.ports.summarizer import SummarizeError
+from bot.ports.summarizer import Highlights, SummarizeError
 from bot.store.store import Store
 
 WINDOW = day_window(date(2026, 2, 26), "UTC")
@@ -44,7 +44,7 @@ class Ranker:
         self.calls.append((len(candidates), count))
         if isinstance(self.answer, Exception):
             raise self.answer
-        return list(self.answer)
+        return Highlights(self.answer)
 
     async def aclose(self) -> None:
         pass
@@ -73,7 +73,7 @@ DAY = Digest("o/r", "r", WINDOW, tuple(ENTRIES))
 
 
 def service(store: Store, ranker: Ranker) -> DigestService:
-    return DigestService(store, source_factory=lambda: None, summarizer_factory=lambda log: ranker)
+    return DigestService(store, source_factory=lambda: None, summarizer_factory=lambda: ranker)
 
 
 @pytest.fixture

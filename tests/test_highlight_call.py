@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from bot.ports.summarizer import DayCandidate, LLMCall, SummarizeError
+from bot.ports.summarizer import DayCandidate, SummarizeError
 from summarizer.highlights import (
     HIGHLIGHTS_PROMPT_VERSION,
     HIGHLIGHTS_SCHEMA_NAME,
@@ -262,9 +262,8 @@ def test_an_answer_with_no_usable_number_is_unusable(content):
 
 
 async def test_the_call_is_logged_with_purpose_overview_and_number_0(server):
-    calls: list[LLMCall] = []
-    await hosted(server, calls).pick_highlights(REPO, DAY, DAY_PRS, 3)
-    (call,) = calls
+    picked = await hosted(server).pick_highlights(REPO, DAY, DAY_PRS, 3)
+    (call,) = picked.calls  # the answer carries its call; the service stores the two together
     assert (call.repo, call.number, call.purpose) == (REPO, 0, "overview")
     assert call.prompt_version == HIGHLIGHTS_PROMPT_VERSION and call.model == "gpt-4.1-mini"
     assert call.messages == server.chat_requests[0]["messages"]
@@ -273,10 +272,9 @@ async def test_the_call_is_logged_with_purpose_overview_and_number_0(server):
 
 
 async def test_a_failed_call_is_logged_with_its_error(server):
-    calls: list[LLMCall] = []
     server.script_highlights([("status", 500)])
-    with pytest.raises(SummarizeError):
-        await local(server, calls).pick_highlights(REPO, DAY, DAY_PRS, 3)
-    (call,) = calls
+    with pytest.raises(SummarizeError) as failed:
+        await local(server).pick_highlights(REPO, DAY, DAY_PRS, 3)
+    (call,) = failed.value.calls  # the error carries the call; the service logs it
     assert call.purpose == "overview" and call.number == 0
     assert call.response is None and "500" in call.error

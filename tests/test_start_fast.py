@@ -20,7 +20,7 @@ from bot.app.cli import cli
 from bot.app.deferred import DeferredSummarizer, configured_identity
 from bot.core.errors import ConfigurationError
 from bot.core.llm_settings import LLMSettings
-from summarizer.factory import make_summarizer
+from summarizer.factory import choose_summarizer
 from summarizer.local_summarizer import LocalSummarizer
 from tests.conftest import REPO, make_pr
 
@@ -92,9 +92,9 @@ def test_the_deferred_summarizer_is_named_as_the_factory_names_it(llm_settings):
     identity = configured_identity(llm_settings)
     if identity is None:  # no endpoint, and the built-in model is not installed here
         with pytest.raises(ConfigurationError, match="No LLM configured"):
-            make_summarizer(llm_settings)
+            choose_summarizer(llm_settings)
         return
-    built = make_summarizer(llm_settings)
+    built = choose_summarizer(llm_settings)
     assert (identity.model, identity.prompt_version, identity.concurrency) == (
         built.model,
         built.prompt_version,

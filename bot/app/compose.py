@@ -34,7 +34,7 @@ def build_service(settings: Settings, store: Store | None = None) -> DigestServi
     return DigestService(
         store=store or Store(settings.db_path),
         source_factory=lambda: github_source(settings),
-        summarizer_factory=lambda call_log: DeferredSummarizer(llm, call_log),
+        summarizer_factory=lambda: DeferredSummarizer(llm),
         display_names=display_names(settings),
         area_map=load_area_map(settings),
     )

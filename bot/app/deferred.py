@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING
 from bot.core.llm_settings import LLMSettings
 from bot.core.models import PRSummary, PullRequest
 from bot.core.settings import Settings
-from bot.ports.summarizer import CallLog, DayCandidate, Revision, Summarizer, SummaryResult
+from bot.ports.summarizer import (
+    DayCandidate,
+    Highlights,
+    Revision,
+    Summarizer,
+    SummaryResult,
+    SummaryWriter,
+)
 from summarizer import model_assembly
 from summarizer.prompt import COMPACT_PROMPT_VERSION, PromptBudget, prompt_version_for
 
@@ -39,11 +46,12 @@ def github_source(settings: Settings) -> GitHubSource:
     )
 
 
-def build_summarizer(llm: LLMSettings, call_log: CallLog | None) -> Summarizer:
-    """The summarizer `summarizer.factory` chooses: an endpoint, or the built-in model."""
+def build_summarizer(llm: LLMSettings, seconds_per_pr: float | None = None) -> Summarizer:
+    """The summarizer `summarizer.factory` chooses: an endpoint, or the built-in model (started
+    here, its warning naming `seconds_per_pr`)."""
     from summarizer.factory import make_summarizer  # openai: about 0.5 s
 
-    return make_summarizer(llm, call_log)
+    return make_summarizer(llm, seconds_per_pr)
 
 
 @dataclass(frozen=True)
@@ -54,6 +62,10 @@ class Identity:
     prompt_version: str
     local: bool  # the built-in model, on this machine's CPU
     concurrency: int
+
+    @property
+    def writer(self) -> SummaryWriter:
+        return SummaryWriter(self.model, self.prompt_version)
 
 
 def configured_identity(llm: LLMSettings) -> Identity | None:
@@ -75,15 +87,14 @@ class DeferredSummarizer:
     it always was: before any GitHub call.
     """
 
-    def __init__(self, llm: LLMSettings, call_log: CallLog | None = None):
+    def __init__(self, llm: LLMSettings):
         self.llm = llm
-        self.call_log = call_log
         self.seconds_per_pr: float | None = None  # the built-in model's, measured by the caller
         self._inner: Summarizer | None = None
         self._lock = asyncio.Lock()
         identity = configured_identity(llm)
         if identity is None:
-            inner = self._inner = build_summarizer(llm, call_log)  # "No LLM configured"
+            inner = self._inner = build_summarizer(llm)  # "No LLM configured"
             identity = Identity(inner.model, inner.prompt_version, True, inner.concurrency)
         self.identity = identity
 
@@ -106,10 +117,11 @@ class DeferredSummarizer:
     async def built(self) -> Summarizer:
         async with self._lock:
             if self._inner is None:
-                # On a worker thread: the import takes half a second of the event loop's time.
-                self._inner = await asyncio.to_thread(build_summarizer, self.llm, self.call_log)
-                if self.local:
-                    self._inner.seconds_per_pr = self.seconds_per_pr  # type: ignore[attr-defined]
+                # On a worker thread: the import takes half a second of the event loop's time,
+                # and the built-in model's start far longer.
+                self._inner = await asyncio.to_thread(
+                    build_summarizer, self.llm, self.seconds_per_pr
+                )
             return self._inner
 
     async def summarize(self, pr: PullRequest) -> SummaryResult:
@@ -120,7 +132,7 @@ class DeferredSummarizer:
 
     async def pick_highlights(
         self, repo: str, day: str, candidates: Sequence[DayCandidate], count: int
-    ) -> list[int]:
+    ) -> Highlights:
         return await (await self.built()).pick_highlights(repo, day, candidates, count)
 
     async def aclose(self) -> None:

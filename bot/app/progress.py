@@ -19,7 +19,7 @@ from typing import TextIO, TypeVar
 from bot.app.deferred import DeferredSummarizer
 from bot.core.models import PRSummary, PullRequest
 from bot.digest.service import DigestService
-from bot.ports.summarizer import CallLog, DayCandidate, Revision, Summarizer, SummaryResult
+from bot.ports.summarizer import DayCandidate, Highlights, Revision, Summarizer, SummaryResult
 from bot.store.store import Store
 
 T = TypeVar("T")
@@ -183,7 +183,7 @@ class Watched:
 
     async def pick_highlights(
         self, repo: str, day: str, candidates: Sequence[DayCandidate], count: int
-    ) -> list[int]:
+    ) -> Highlights:
         work = self.inner.pick_highlights(repo, day, candidates, count)
         return await self.progress.choosing_highlights(work)
 
@@ -198,8 +198,8 @@ def watch_local_model(service: DigestService, stream: TextIO | None = None) -> L
     progress = LocalProgress(out, is_terminal(out))
     make = service.summarizer_factory
 
-    def factory(call_log: CallLog) -> Summarizer:
-        summarizer = make(call_log)  # run on a worker thread: the store read below may block
+    def factory() -> Summarizer:
+        summarizer = make()  # run on a worker thread: the store read below may block
         if not (isinstance(summarizer, DeferredSummarizer) and summarizer.local):
             return summarizer
         progress.estimate = measured_seconds_per_pr(service.store, summarizer.model)

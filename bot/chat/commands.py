@@ -266,7 +266,7 @@ class ChatCommands:
             numbers = self.service.store.get_day(request.repo, window)
             if numbers is None:
                 return whole_minute
-            pending += sum(self.service.cached_entry(request.repo, n) is None for n in numbers)
+            pending += sum(self.service.needs_summary(request.repo, n) for n in numbers)
         return min(pending, whole_minute)
 
     # -- /digest -------------------------------------------------------------------------

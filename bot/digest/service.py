@@ -8,16 +8,17 @@ fetched or generated goes to the store first, so a second run makes no calls at 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from bot.core import llm_work
 from bot.core.clock import utcnow
 from bot.core.day_window import is_complete
-from bot.core.errors import NotFoundError, SourceError
+from bot.core.errors import ConfigurationError, NotFoundError, SourceError
 from bot.core.filters import SubscriptionFilter
 from bot.core.models import (
     ChangeType,
@@ -51,9 +52,16 @@ from bot.digest.overview import (
 from bot.digest.ownership import CodeOwnersReader
 from bot.digest.related import find_related
 from bot.digest.text import code_span
-from bot.ports.summarizer import LLMCall, Revision, SummarizeError, Summarizer
+from bot.ports.summarizer import (
+    Revision,
+    SummarizeError,
+    Summarizer,
+    SummaryWriter,
+    calls_of,
+)
 from bot.store.base import StorageError
 from bot.store.store import Store
+from bot.store.summaries import CurrentSummary
 from summarizer.prompt import scrub_sections
 
 if TYPE_CHECKING:  # PyGithub takes 0.15 s to import: the source is made, and loads it, on use
@@ -63,7 +71,8 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]  # (done, total)
 WeekProgress = Callable[[date, int, int], None]  # (day, done, total)
-SummarizerFactory = Callable[[Callable[[LLMCall], None]], Summarizer]
+SummarizerFactory = Callable[[], Summarizer]
+T = TypeVar("T")
 
 
 @dataclass
@@ -82,8 +91,6 @@ class DigestService:
         self._summarizer_lock = asyncio.Lock()
         self._pr_locks: dict[tuple[str, int], asyncio.Lock] = {}
         self._fetching: dict[tuple[str, int], asyncio.Future[PullRequest]] = {}
-        self._logging: set[asyncio.Future[None]] = set()  # LLM calls being written
-        self._log_failure: BaseException | None = None  # the first log write that failed
         self._owners: CodeOwnersReader | None = None
         self._building: dict[tuple[str, date, str], asyncio.Future[Digest]] = {}
 
@@ -97,11 +104,21 @@ class DigestService:
         # Made on first need, so a fully cached day never starts a model or opens a client.
         async with self._summarizer_lock:
             if self._summarizer is None:
-                self._summarizer = await asyncio.to_thread(self.summarizer_factory, self._log_call)
+                made = await asyncio.to_thread(self.summarizer_factory)
+                self._summarizer = self._summarizer or made  # `writer()` may have made one
             return self._summarizer
 
+    def writer(self) -> SummaryWriter | None:
+        """The model and prompt version that write new summaries, which a stored summary must
+        match to be reused (`current_summary`); None when no LLM is configured."""
+        if self._summarizer is None:
+            try:
+                self._summarizer = self.summarizer_factory()  # named from settings: no start
+            except ConfigurationError:
+                return None
+        return SummaryWriter(self._summarizer.model, self._summarizer.prompt_version)
+
     async def aclose(self) -> None:
-        await asyncio.gather(*self._logging, return_exceptions=True)
         if self._summarizer is not None:
             await self._summarizer.aclose()
             self._summarizer = None
@@ -118,7 +135,6 @@ class DigestService:
         glance: bool = False,
     ) -> Digest:
         """The day's digest; with `glance`, also its day at a glance (`at_a_glance`)."""
-        self._forget_stale_log_failure()
         digest = await self._digest(repo, window, refresh=refresh, progress=progress)
         return await self.at_a_glance(digest) if glance else digest
 
@@ -304,22 +320,20 @@ class DigestService:
         if cached is not None:
             return cached
         try:
-            picked = await summarizer.pick_highlights(
-                digest.repo, day, shown, highlight_count(entries, span)
+            picked = await self._calls_kept(
+                summarizer.pick_highlights(digest.repo, day, shown, highlight_count(entries, span))
             )
         except SummarizeError as exc:
             log.warning("overview of %s %s failed: %s; the rule picks", digest.repo, day, exc)
-            await self._logged()
             return rule_highlights(entries, span), PICKED_BY_RULE
         except StorageError:
             raise
         except Exception:  # noqa: BLE001 - the overview must never stop a digest
             log.exception("overview of %s %s failed unexpectedly", digest.repo, day)
             return rule_highlights(entries, span), PICKED_BY_RULE
-        await self._logged()
         numbers, picked_by = checked_highlights(picked, entries, span)
         await self.store.aio.save_overview(
-            digest.repo, day, tz_name, key, numbers, picked_by, summarizer.model
+            digest.repo, day, tz_name, key, numbers, picked_by, summarizer.model, picked.calls
         )
         return numbers, picked_by
 
@@ -418,14 +432,23 @@ class DigestService:
         return await self.store.aio.read(self.cached_entry, repo, number)
 
     def cached_entry(self, repo: str, number: int) -> DigestEntry | None:
-        """A merged PR whose summary is already stored: answerable with no call at all."""
+        """A merged PR whose current summary is stored, whichever model wrote it (`prdigest
+        summary` names that model): answerable with no call at all."""
+        stored = self._stored(repo, number)
+        return DigestEntry(stored[0], stored[1].summary) if stored else None
+
+    def needs_summary(self, repo: str, number: int) -> bool:
+        """Whether a digest would ask the model for this PR, as `_entry` decides it: no up to
+        date summary of it is stored. What `/digest`'s cost estimate counts."""
+        stored = self._stored(repo, number)
+        return stored is None or not stored[1].up_to_date
+
+    def _stored(self, repo: str, number: int) -> tuple[PullRequest, CurrentSummary] | None:
         pr = self.store.get_pr(repo, number)
         if pr is None or not pr.is_merged:
             return None
-        summary = self.store.latest_summary(repo, number)
-        if summary is None or summary.revision_sha != pr.revision_sha:
-            return None
-        return DigestEntry(pr, summary)
+        current = self.store.current_summary(pr, self.writer())
+        return (pr, current) if current else None
 
     async def pr_entry(self, repo: str, number: int, *, refresh: bool = False) -> DigestEntry:
         """One PR summarized (open and closed PRs too); raises PRDigestError for bad refs."""
@@ -441,27 +464,24 @@ class DigestService:
         async with lock:
             summarizer = await self.summarizer()
             if not refresh:
-                cached = await self.store.aio.get_summary(
-                    pr.repo, pr.number, pr.revision_sha, summarizer.prompt_version, summarizer.model
-                )
-                if cached:
-                    return DigestEntry(pr, cached)
+                current = await self.store.aio.current_summary(pr, self.writer())
+                if current is not None and current.up_to_date:
+                    return DigestEntry(pr, current.summary)
             async with semaphore:
                 llm_work.started()  # what a chat command's LLM limits count
                 try:
-                    result = await summarizer.summarize(pr)
+                    result = await self._calls_kept(summarizer.summarize(pr))
                 except SummarizeError as exc:
                     log.warning("summary of %s#%s failed: %s", pr.repo, pr.number, exc)
-                    await self._logged()
                     return DigestEntry(pr, error=str(exc))
                 except StorageError:
-                    # A full disk or read-only database (hit while logging the LLM call) is
-                    # not this PR's problem: stop the digest with the store's one-line error.
+                    # A full disk or read-only database (hit while logging the failed LLM
+                    # calls) is not this PR's problem: stop the digest with the store's
+                    # one-line error.
                     raise
                 except Exception as exc:  # noqa: BLE001 - one PR must never sink the digest
                     log.exception("summary of %s#%s failed unexpectedly", pr.repo, pr.number)
                     return DigestEntry(pr, error=f"unexpected error ({type(exc).__name__})")
-            await self._logged()
             summary = await self.store.aio.save_summary(
                 PRSummary(
                     repo=pr.repo,
@@ -477,15 +497,17 @@ class DigestService:
                     grounded_fraction=result.grounded_fraction,
                     unverified=result.unverified,
                     facts=result.facts,
-                )
+                ),
+                result.calls,
             )
             return DigestEntry(pr, summary)
 
     async def revise(self, pr: PullRequest, current: PRSummary) -> Revision:
         """Re-check a flagged summary with the deeper pass; the answer is scrubbed like every
         summary, and counts as changed only if the scrubbed text differs from the current."""
-        revision = await (await self.summarizer()).revise(pr, current)
-        await self._logged()
+        revision = await self._calls_kept((await self.summarizer()).revise(pr, current))
+        # The new version, if any, is stored by the flag's record (bot.chat.flags.revisions).
+        await self.store.aio.log_llm_calls(revision.result.calls)
         result = revision.result
         sections = scrubbed(result.sections, pr)
         change_type = classified(result.change_type, pr)
@@ -493,49 +515,21 @@ class DigestService:
         return Revision(replace(result, sections=sections, change_type=change_type),
                         revision.changed and not same, revision.note)  # fmt: skip
 
-    def _log_call(self, call: LLMCall) -> None:
-        """Every LLM call is logged, on the store's writer thread: the summarizer calls this
-        from the event loop and goes on at once; `_logged()` collects the outcome."""
-        future = asyncio.ensure_future(self.store.aio.write(self._write_call, call))
-        self._logging.add(future)
-        future.add_done_callback(self._log_written)
-
-    def _log_written(self, future: asyncio.Future[None]) -> None:
-        # The outcome is taken here, whenever the write ends: one that failed before anyone
-        # awaited it would otherwise surface as asyncio's "exception was never retrieved".
-        self._logging.discard(future)
-        if not future.cancelled() and future.exception() is not None:
-            self._log_failure = self._log_failure or future.exception()
-
-    def _forget_stale_log_failure(self) -> None:
-        # A log write of an earlier run that failed after that run had already stopped (a
-        # full disk: the run's own write failed first) belongs to that run; left here, it
-        # would fail the next /digest, whatever room the disk has by then.
-        if self._log_failure is not None and not self._logging:
-            log.info("an earlier run's LLM-call log write failed: %s", self._log_failure)
-            self._log_failure = None
-
-    async def _logged(self) -> None:
-        """Wait for the LLM calls logged so far; a full disk or a read-only database stops
-        the digest with the store's one-line error, as any other write does."""
-        await asyncio.gather(*list(self._logging), return_exceptions=True)
-        failure, self._log_failure = self._log_failure, None
-        if failure is not None:
-            raise failure
-
-    def _write_call(self, call: LLMCall) -> None:
-        self.store.log_llm_call(
-            repo=call.repo,
-            number=call.number,
-            model=call.model,
-            prompt_version=call.prompt_version,
-            purpose=call.purpose,
-            messages=call.messages,
-            response=call.response,
-            error=call.error,
-            usage=call.usage,
-            duration_ms=call.duration_ms,
-        )
+    async def _calls_kept(self, work: Awaitable[T]) -> T:
+        """Await a summarizer's `work`. Its result carries its LLM calls, which are stored with
+        it; when it fails, its error carries those made so far, logged here before it goes on
+        (a full disk while logging them stops the digest, as any other write does)."""
+        try:
+            return await work
+        except Exception as exc:
+            if calls := calls_of(exc):
+                await self.store.aio.log_llm_calls(calls)
+            raise
+        except BaseException as exc:  # cancelled: logged too, but never a reason to fail
+            if calls := calls_of(exc):
+                with contextlib.suppress(Exception):
+                    await self.store.aio.log_llm_calls(calls)
+            raise
 
 
 def classified(change_type: ChangeType, pr: PullRequest) -> ChangeType:

@@ -6,9 +6,9 @@ import contextlib
 import dataclasses
 import functools
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from sqlite_utils import Database
 
@@ -61,13 +61,20 @@ def is_locked(exc: BaseException) -> bool:
     return isinstance(exc, sqlite3.OperationalError) and is_busy(exc)
 
 
-def clear_storage_errors(method, *, read: bool = False):
+Self_ = TypeVar("Self_", bound="Tables")
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def clear_storage_errors(
+    method: Callable[Concatenate[Self_, P], R], *, read: bool = False
+) -> Callable[Concatenate[Self_, P], R]:
     """A Store method on the right connection (see `Store.connection`), with SQLite's
     file-level failures (read-only, full, locked past the timeout, I/O) turned into a
     StorageError: one line for the user, with no server path in it."""
 
     @functools.wraps(method)
-    def wrapper(self, *args, **kwargs):
+    def wrapper(self: Self_, *args: P.args, **kwargs: P.kwargs) -> R:
         try:
             with self.connection(read=read):
                 return method(self, *args, **kwargs)

@@ -7,9 +7,11 @@ from datetime import datetime
 from bot.core.clock import utcnow
 from bot.core.models import Flag
 from bot.store.base import Tables, from_row, iso, parse_time
+from bot.store.threads import reads, writes
 
 
 class FlagTables(Tables):
+    @writes
     def start_revision(self, summary_id: int, user: str) -> int:
         return (
             self.db["revision_attempts"]
@@ -17,6 +19,7 @@ class FlagTables(Tables):
             .last_pk
         )
 
+    @writes
     def finish_revision(
         self, attempt_id: int, outcome: str, new_summary_id: int | None = None
     ) -> None:
@@ -24,6 +27,7 @@ class FlagTables(Tables):
             attempt_id, {"outcome": outcome, "new_summary_id": new_summary_id}
         )
 
+    @reads
     def unposted_revisions(self, platform: str, since: datetime) -> list[tuple[int, int, int]]:
         """(flag id, old summary id, new summary id) of revisions whose correction was never
         posted on `platform`: the process stopped between saving the new version and posting."""
@@ -39,10 +43,12 @@ class FlagTables(Tables):
         )
         return [(r["flag_id"], r["summary_id"], r["new_summary_id"]) for r in rows]
 
+    @reads
     def get_flag(self, flag_id: int) -> Flag | None:
         rows = list(self.db["flags"].rows_where("id = ?", [flag_id], limit=1))
         return self._flag(rows[0]) if rows else None
 
+    @reads
     def revisions_since(self, summary_id: int, since: datetime) -> int:
         """Re-checks begun since `since`: running or finished, but not failed or cancelled
         (an LLM error must not use up the hour's one re-check)."""
@@ -51,6 +57,7 @@ class FlagTables(Tables):
             [summary_id, iso(since)],
         )
 
+    @reads
     def flagged_summary_ids(self, since: datetime, repo: str | None = None) -> list[int]:
         """Summaries with any flag (active or removed) since `since`, oldest first."""
         where, args = "created_at >= ?", [iso(since)]
@@ -63,6 +70,7 @@ class FlagTables(Tables):
         )
         return [row["summary_id"] for row in rows]
 
+    @reads
     def flags_of(self, summary_id: int) -> list[Flag]:
         """Every flag ever put on one summary version, removed ones included."""
         return [
@@ -70,6 +78,7 @@ class FlagTables(Tables):
             for row in self.db["flags"].rows_where("summary_id = ?", [summary_id], order_by="id")
         ]
 
+    @reads
     def revision_flagger(self, new_summary_id: int) -> str | None:
         """Who flagged the summary that `new_summary_id` revised."""
         rows = list(
@@ -79,9 +88,11 @@ class FlagTables(Tables):
         )
         return rows[0]["user"] if rows else None
 
+    @reads
     def user_flags_since(self, user: str, since: datetime) -> int:
         return self.db["flags"].count_where("user = ? AND created_at >= ?", [user, iso(since)])
 
+    @writes
     def add_flag(self, flag: Flag) -> tuple[Flag, bool]:
         """Record a flag; returns (flag, True) when new, (existing, False) when already there."""
         existing = self._active_flag(flag.platform, flag.channel, flag.message_id, flag.user)
@@ -106,6 +117,7 @@ class FlagTables(Tables):
         )
         return self._flag(self.db["flags"].get(row_id)), True
 
+    @writes
     def remove_flag(self, platform: str, channel: str, message_id: str, user: str) -> Flag | None:
         existing = self._active_flag(platform, channel, message_id, user)
         if existing is None:
@@ -113,6 +125,7 @@ class FlagTables(Tables):
         self.db["flags"].update(existing.id, {"removed_at": iso(utcnow())})
         return existing
 
+    @reads
     def active_flags(self, summary_id: int) -> list[Flag]:
         return [
             self._flag(row)
@@ -121,6 +134,7 @@ class FlagTables(Tables):
             )
         ]
 
+    @reads
     def flag_count_since(self, since: datetime, repo: str) -> int:
         return self.db["flags"].count_where("created_at >= ? AND repo = ?", [iso(since), repo])
 

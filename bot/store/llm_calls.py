@@ -1,15 +1,55 @@
-"""The `llm_calls` table: every prompt and response, as llm logs them."""
+"""The `llm_calls` table: every prompt and response, as llm logs them.
+
+A summarizer's answer (and its failure) carries the calls that made it; whoever keeps the
+answer writes them, a summary's in the transaction that stores it (`save_summary`)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
+
+from sqlite_utils import Database
 
 from bot.core.clock import utcnow
 from bot.core.models import Usage
+from bot.ports.summarizer import LLMCall
 from bot.store.base import Tables, iso
+from bot.store.threads import reads, writes
+
+
+def insert_calls(db: Database, calls: Iterable[LLMCall]) -> None:
+    """Write `calls`, inside the caller's transaction when there is one."""
+    rows = [_row(call) for call in calls]
+    if rows:
+        db["llm_calls"].insert_all(rows)
+
+
+def _row(call: LLMCall) -> dict:
+    return {
+        "repo": call.repo,
+        "number": call.number,
+        "model": call.model,
+        "prompt_version": call.prompt_version,
+        "purpose": call.purpose,
+        "messages": json.dumps(call.messages),
+        "response": call.response,
+        "error": call.error,
+        "prompt_tokens": call.usage.prompt_tokens,
+        "completion_tokens": call.usage.completion_tokens,
+        "duration_ms": call.duration_ms,
+        "created_at": iso(call.created_at or utcnow()),
+    }
 
 
 class LLMCallTables(Tables):
+    @writes
+    def log_llm_calls(self, calls: Iterable[LLMCall]) -> None:
+        """Write the calls of an answer kept nowhere else (a failure, a re-check that changed
+        nothing), all or none."""
+        with self.transaction():
+            insert_calls(self.db, calls)
+
+    @writes
     def log_llm_call(
         self,
         *,
@@ -24,30 +64,18 @@ class LLMCallTables(Tables):
         usage: Usage,
         duration_ms: int,
     ) -> int:
-        return (
-            self.db["llm_calls"]
-            .insert(
-                {
-                    "repo": repo,
-                    "number": number,
-                    "model": model,
-                    "prompt_version": prompt_version,
-                    "purpose": purpose,
-                    "messages": json.dumps(messages),
-                    "response": response,
-                    "error": error,
-                    "prompt_tokens": usage.prompt_tokens,
-                    "completion_tokens": usage.completion_tokens,
-                    "duration_ms": duration_ms,
-                    "created_at": iso(utcnow()),
-                }
-            )
-            .last_pk
-        )
+        """Write one call from its parts; its row id."""
+        call = LLMCall(
+            repo, number, model, prompt_version, purpose, messages, response, error, usage,
+            duration_ms,
+        )  # fmt: skip
+        return self.db["llm_calls"].insert(_row(call)).last_pk
 
+    @reads
     def llm_call_count(self) -> int:
         return self.db["llm_calls"].count
 
+    @reads
     def recent_call_seconds(self, model: str, purpose: str, limit: int) -> list[float]:
         """How long the last `limit` answered calls of `model` for `purpose` took, newest
         first: a measure of this machine's speed with that model."""

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from bot.core.clock import utcnow
 from bot.core.models import PostKind, PostRecord
 from bot.store.base import Tables, from_row, iso
+from bot.store.threads import reads, writes
 
 # The digest steps that edit a message already sent: their `message_id` is that message's.
 EDIT_KINDS = ("parent_edit", "reply_heal", "parent_heal")
@@ -26,6 +27,7 @@ class FailedReply:
 
 
 class PostTables(Tables):
+    @writes
     def begin_post(
         self, record: PostRecord, kind: str, *, unsummarized: bool = False
     ) -> PostRecord:
@@ -63,6 +65,7 @@ class PostTables(Tables):
         )
         return replace(record, id=row_id)
 
+    @writes
     def complete_post(
         self, record_id: int, message_id: str, thread_id: str | None = None
     ) -> PostRecord:
@@ -72,12 +75,15 @@ class PostTables(Tables):
         self.db["posts"].update(record_id, values)
         return self._post(self.db["posts"].get(record_id))
 
+    @writes
     def mark_attempt(self, record_id: int) -> None:
         self.db["posts"].update(record_id, {"attempted_at": iso(utcnow())})
 
+    @reads
     def post_attempted(self, record_id: int) -> bool:
         return bool(self.db["posts"].get(record_id)["attempted_at"])
 
+    @reads
     def digest_post(
         self, platform: str, channel: str, repo: str, day: str, kind: str, pr_number: int = 0
     ) -> PostRecord | None:
@@ -91,6 +97,7 @@ class PostTables(Tables):
         )
         return self._post(rows[0]) if rows else None
 
+    @reads
     def digest_posts(self, platform: str, channel: str, repo: str, day: str) -> list[PostRecord]:
         return [
             self._post(row)
@@ -102,6 +109,7 @@ class PostTables(Tables):
             )
         ]
 
+    @reads
     def earlier_reply(
         self, platform: str, channel: str, repo: str, number: int, before_day: str
     ) -> PostRecord | None:
@@ -118,6 +126,7 @@ class PostTables(Tables):
         )
         return self._post(rows[0]) if rows else None
 
+    @reads
     def post_by_message(self, platform: str, channel: str, message_id: str) -> PostRecord | None:
         """The message's own record (not the record of an edit made to it)."""
         rows = list(
@@ -130,6 +139,7 @@ class PostTables(Tables):
         )
         return self._post(rows[0]) if rows else None
 
+    @reads
     def post_kind(self, record_id: int) -> PostKind:
         return PostKind(self.db["posts"].get(record_id)["kind"])
 
@@ -138,6 +148,7 @@ class PostTables(Tables):
         numbers = tuple(json.loads(row.get("numbers") or "[]"))
         return from_row(PostRecord, row, message_id=row["message_id"] or "", numbers=numbers)
 
+    @reads
     def unfinished_digests(self, platform: str, since_day: str) -> list[PostRecord]:
         """Digest parents (from `since_day` on) with a reply slot begun but never completed."""
         rows = self.db.query(
@@ -152,6 +163,7 @@ class PostTables(Tables):
         )
         return [self._post(row) for row in rows]
 
+    @writes
     def claim_flag_ack(self, platform: str, channel: str, summary_id: int) -> bool:
         """True for exactly one caller per (platform, channel, summary)."""
         try:
@@ -173,12 +185,14 @@ class PostTables(Tables):
 
     # -- healing: replies posted without a summary, edited in place once one exists ----------
 
+    @reads
     def failed_replies(self, platform: str, channel: str, repo: str, day: str) -> list[FailedReply]:
         """The digest's replies sent as "Summary unavailable" and not healed yet."""
         return self._failed(
             "platform = ? AND channel = ? AND repo = ? AND day = ?", [platform, channel, repo, day]
         )
 
+    @reads
     def failed_replies_since(self, platform: str, since: str) -> list[FailedReply]:
         """Every such reply posted since `since` (an ISO time), on one platform."""
         return self._failed("platform = ? AND posted_at >= ?", [platform, since])
@@ -197,6 +211,7 @@ class PostTables(Tables):
             for row in rows
         ]  # fmt: skip
 
+    @reads
     def unfinished_heals(self, platform: str, since: str) -> list[PostRecord]:
         """Healing steps planned since `since` (an ISO time) but not done: a crash came
         mid-heal."""
@@ -208,6 +223,7 @@ class PostTables(Tables):
         )
         return [self._post(row) for row in rows]
 
+    @writes
     def plan_heal(
         self, platform: str, channel: str, repo: str, day: str, summaries: dict[int, int]
     ) -> int:
@@ -236,6 +252,7 @@ class PostTables(Tables):
                 self.begin_post(parent, "parent_heal")
         return len(new) + bool(new)
 
+    @reads
     def digest_posts_of(
         self, platform: str, channel: str, repo: str, day: str, kind: str
     ) -> list[PostRecord]:
@@ -248,6 +265,7 @@ class PostTables(Tables):
             )
         ]
 
+    @writes
     def complete_heal(self, step_id: int, reply_id: int, message_id: str, summary_id: int) -> None:
         """The reply shows its summary now: the step is done, and the reply's record names the
         summary (so a flag on it counts for that summary) and is no longer a failed reply."""
@@ -255,6 +273,7 @@ class PostTables(Tables):
             self.complete_post(step_id, message_id)
             self.db["posts"].update(reply_id, {"summary_id": summary_id, "unsummarized": 0})
 
+    @writes
     def note_heal_attempt(self, record_ids: list[int], retry_after: str) -> None:
         """One more retry of these replies' PRs failed; the next is not before `retry_after`."""
         with self.transaction():

@@ -9,12 +9,14 @@ import re
 from bot.core.clock import utcnow
 from bot.core.models import ChangedFile, DayWindow, PullRequest
 from bot.store.base import Tables, from_row, iso, parse_time
+from bot.store.threads import reads, writes
 
 # A commit as `git revert` names it: an abbreviation of at least 7 hex digits, or all 40.
 _SHA_PREFIX = re.compile(r"[0-9a-f]{7,40}")
 
 
 class PRTables(Tables):
+    @writes
     def save_pr(self, pr: PullRequest) -> None:
         with self.transaction():
             self.db["pull_requests"].upsert(
@@ -57,6 +59,7 @@ class PRTables(Tables):
                 pk=("repo", "number", "position"),
             )
 
+    @reads
     def get_pr(self, repo: str, number: int) -> PullRequest | None:
         rows = list(self.db["pull_requests"].rows_where("repo = ? AND number = ?", [repo, number]))
         if not rows:
@@ -80,6 +83,7 @@ class PRTables(Tables):
             html_base=row["html_base"] or "https://github.com",
         )
 
+    @reads
     def pr_by_merge_sha(self, repo: str, sha: str) -> PullRequest | None:
         """The merged PR whose merge commit starts with `sha` (7 to 40 hex digits, as `git
         revert` names it); None if there is none, or if the prefix fits more than one."""
@@ -93,6 +97,7 @@ class PRTables(Tables):
         ).fetchall()
         return self.get_pr(repo, rows[0][0]) if len(rows) == 1 else None
 
+    @reads
     def merged_pr_by_title(self, repo: str, title: str) -> PullRequest | None:
         """The most recently merged PR titled exactly `title`, if one is stored."""
         row = self.db.execute(
@@ -102,6 +107,7 @@ class PRTables(Tables):
         ).fetchone()
         return self.get_pr(repo, row[0]) if row else None
 
+    @writes
     def mark_not_pr(self, repo: str, number: int) -> None:
         """Remember that `repo#number` is not a PR (an issue, or nothing), so that a reference
         to it is never looked up on GitHub again."""
@@ -111,12 +117,14 @@ class PRTables(Tables):
                 pk=("repo", "number"),
             )
 
+    @reads
     def is_not_pr(self, repo: str, number: int) -> bool:
         row = self.db.execute(
             "SELECT 1 FROM not_prs WHERE repo = ? AND number = ?", [repo, number]
         ).fetchone()
         return row is not None
 
+    @writes
     def save_day(self, repo: str, window: DayWindow, numbers: list[int], complete: bool) -> None:
         self.db["digests"].upsert(
             {
@@ -130,6 +138,7 @@ class PRTables(Tables):
             pk=("repo", "day", "tz_name"),
         )
 
+    @reads
     def get_day(self, repo: str, window: DayWindow) -> list[int] | None:
         """The day's PR numbers, if they were listed after the day was over (so are final)."""
         row = self._day_row(repo, window)
@@ -137,6 +146,7 @@ class PRTables(Tables):
             return None
         return list(json.loads(row["numbers"]))
 
+    @writes
     def record_day_result(self, repo: str, window: DayWindow, failed: dict[int, str]) -> None:
         self.db["digests"].update(
             (repo, window.day.isoformat(), window.tz_name),

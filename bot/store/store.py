@@ -4,6 +4,7 @@ place that writes SQL.
 Rows go in and out as the dataclasses of `bot.core.models`; nothing else sees a row dict.
 Each table family is its own module (`prs`, `summaries`, `llm_calls`, `posts`, `flags`);
 `Store` joins them over one connection, and `subscriptions` and `lease` open their own views.
+Each method says where it is written whether it reads or writes (`bot.store.threads`).
 """
 
 from __future__ import annotations
@@ -16,12 +17,12 @@ import threading
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from sqlite_utils import Database
 
 from bot.core.errors import ConfigurationError
-from bot.store.base import StorageError, Tables, clear_storage_errors, is_locked, storage_error
+from bot.store.base import StorageError, clear_storage_errors, is_locked, storage_error
 from bot.store.codeowners import CodeOwnersTables
 from bot.store.flags import FlagTables
 from bot.store.llm_calls import LLMCallTables
@@ -30,6 +31,7 @@ from bot.store.overviews import OverviewTables
 from bot.store.posts import PostTables
 from bot.store.prs import PRTables
 from bot.store.summaries import SummaryTables
+from bot.store.threads import Awaited, StoreMethod
 
 __all__ = ["OffLoop", "StorageError", "Store"]
 
@@ -37,18 +39,7 @@ __all__ = ["OffLoop", "StorageError", "Store"]
 # writer thread: the event loop awaits the result and keeps acknowledging commands meanwhile.
 BUSY_TIMEOUT = 60.0
 
-# The methods that only read, run on the reader threads; every other one is a write.
-READS = frozenset(
-    """get_pr get_day get_summary get_summary_by_id latest_summary revised_version
-    pr_by_merge_sha merged_pr_by_title is_not_pr
-    llm_call_count recent_call_seconds digest_post digest_posts post_by_message post_kind post_attempted
-    unfinished_digests unposted_revisions get_flag revisions_since flagged_summary_ids
-    flags_of revision_flagger user_flags_since active_flags flag_count_since
-    get_overview earlier_reply get_codeowners
-    failed_replies failed_replies_since unfinished_heals digest_posts_of
-    get list all seen_at""".split()  # the last four: SubscriptionStore's
-)
-
+P = ParamSpec("P")
 T = TypeVar("T")
 
 
@@ -71,6 +62,7 @@ class Store(
         self._local = threading.local()  # this thread's read connection, and its state
         self._lock = threading.RLock()  # the writer connection serves one call at a time
         self._readers: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()  # not `_lock`: a first read never waits a write
         self._memory = self.path == ":memory:"
         try:
             if self.path != ":memory:":
@@ -134,11 +126,9 @@ class Store(
             with contextlib.suppress(sqlite3.Error):
                 conn.rollback()
 
-    @functools.partial(clear_storage_errors, read=False)
-    def atomically(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    def atomically(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """`fn`, a function of several writes, as one transaction: all of it or none."""
-        with self.transaction():
-            return fn(*args, **kwargs)
+        return _atomically(self, fn, *args, **kwargs)
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, check_same_thread=False, timeout=BUSY_TIMEOUT)
@@ -153,12 +143,12 @@ class Store(
             conn = self._connect()
             conn.execute("PRAGMA query_only=ON")  # reads only, whatever the caller does
             db = self._local.read_db = Database(conn)
-            with self._lock:
+            with self._readers_lock:
                 self._readers.append(conn)
         return db
 
     def try_write(
-        self, method: Callable[..., T], *args: Any, **kwargs: Any
+        self, method: Callable[P, T], *args: P.args, **kwargs: P.kwargs
     ) -> tuple[bool, T | None]:
         """Run one write method here if that needs no wait: (True, its result); (False, None)
         when the writer connection is busy, writes are queued before it, or SQLite's write
@@ -179,7 +169,7 @@ class Store(
         finally:
             self._lock.release()
 
-    async def on_writer(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    async def on_writer(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """Run `fn` on the writer thread, in order with the other writes handed to it."""
 
         def call() -> T:
@@ -209,7 +199,24 @@ def _open_error(exc: sqlite3.Error) -> StorageError | ConfigurationError:
     return ConfigurationError(f"Cannot open the database PRDIGEST_DB names: {exc}")
 
 
-class OffLoop:
+def _in_transaction(store: Store, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    with store.transaction():
+        return fn(*args, **kwargs)
+
+
+_atomically = clear_storage_errors(_in_transaction, read=False)
+
+
+if TYPE_CHECKING:
+    # To a type checker `store.aio` has every method of the store, each awaitable with the
+    # method's own parameters and result (`StoreMethod.__get__`); at run time it finds them
+    # on the store (`__getattr__`).
+    _StoreMethods = Store
+else:
+    _StoreMethods = object
+
+
+class OffLoop(Awaited, _StoreMethods):
     """The store from async code, awaited: the event loop never waits on SQLite's lock.
 
     A read (`await store.aio.get_pr(repo, n)`, or `read(fn, ...)` for a function made of
@@ -218,39 +225,45 @@ class OffLoop:
     holds the lock (another process, or this store's writer thread) it is handed to the
     writer thread, which waits the long busy timeout while the loop goes on acknowledging
     commands. `write(fn, ...)`, for a function of several writes, always runs on the writer
-    thread (trying it here could leave half of it done).
+    thread (trying it here could leave half of it done). Which a method is, its declaration
+    says (`@reads`, `@writes`).
     """
 
     def __init__(self, store: Store):
         self._store = store
 
-    async def read(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    async def read(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         with self._store.connection(read=True):
             return fn(*args, **kwargs)
 
-    async def write(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    async def write(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """`fn`'s writes as one transaction on the writer thread: a failure half-way (a full
         disk, say) keeps none of them."""
-        return await self._store.on_writer(self._store.atomically, fn, *args, **kwargs)
+        return await self._store.on_writer(
+            functools.partial(self._store.atomically, fn, *args, **kwargs)
+        )
 
-    def __getattr__(self, name: str) -> Callable[..., Awaitable[Any]]:
-        method = getattr(self._store, name)
-        if name in READS:
-            return functools.partial(self.read, method)
-        return functools.partial(self._write_one, method)
+    def awaited(self, method: StoreMethod[Any, P, T]) -> Callable[P, Awaitable[T]]:
+        bound: Callable[P, T] = functools.partial(method, self._store)
+        run = self.read if method.reads else self._write_one
 
-    async def _write_one(self, method: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        async def call(*args: P.args, **kwargs: P.kwargs) -> T:
+            return await run(bound, *args, **kwargs)
+
+        call.__name__, call.__doc__ = method.__name__, method.__doc__
+        call.__wrapped__ = bound  # type: ignore[attr-defined]  # its parameters, for inspect
+        return call
+
+    if not TYPE_CHECKING:  # hidden from type checkers: a misspelt name is their error
+
+        def __getattr__(self, name: str) -> Callable[..., Awaitable[object]]:
+            method = getattr(type(self._store), name, None)
+            if not isinstance(method, StoreMethod):
+                raise AttributeError(f"{name!r} is not a store method marked @reads or @writes")
+            return self.awaited(method)
+
+    async def _write_one(self, method: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         done, result = self._store.try_write(method, *args, **kwargs)
         if done:
             return result  # type: ignore[return-value]
         return await self._store.on_writer(method, *args, **kwargs)
-
-
-# Every public method: a full disk or a read-only file surfaces as one clear StorageError
-# (the CLI prints it and exits 2, the bots answer it) rather than a raw sqlite3 traceback.
-for _family in Store.__mro__[1:]:
-    if issubclass(_family, Tables) and _family is not Tables:
-        for _name, _method in list(vars(_family).items()):
-            if callable(_method) and not _name.startswith("_"):
-                setattr(_family, _name, clear_storage_errors(_method, read=_name in READS))
-del _family

@@ -11,8 +11,9 @@ from sqlite_utils import Database
 from bot.core.clock import utcnow
 from bot.core.models import Subscription, TrivialStyle
 from bot.core.post_times import subscription_key
-from bot.store.base import Tables, clear_storage_errors, from_row
-from bot.store.store import READS, Store
+from bot.store.base import Tables, from_row
+from bot.store.store import Store
+from bot.store.threads import reads, writes
 
 
 class SubscriptionStore(Tables):
@@ -29,6 +30,7 @@ class SubscriptionStore(Tables):
     def connection(self, *, read: bool) -> contextlib.AbstractContextManager:
         return self.store.connection(read=read)
 
+    @writes
     def add(self, sub: Subscription, *, created_by: str | None = None) -> tuple[Subscription, bool]:
         """Save a subscription; (saved, True) when new, (saved, False) when its time changed."""
         existing = self.get(sub.platform, sub.channel, sub.repo)
@@ -51,6 +53,7 @@ class SubscriptionStore(Tables):
         row |= {"created_by": created_by, "created_at": utcnow().isoformat()}
         return self._get_by_id(self.db["subscriptions"].insert(row).last_pk), True
 
+    @writes
     def remove(self, platform: str, channel: str, repo: str) -> Subscription | None:
         existing = self.get(platform, channel, repo)
         if existing is None:
@@ -61,6 +64,7 @@ class SubscriptionStore(Tables):
             self.db["subscription_starts"].delete_where("key = ?", [subscription_key(existing)])
         return existing
 
+    @reads
     def get(self, platform: str, channel: str, repo: str) -> Subscription | None:
         rows = list(
             self.db["subscriptions"].rows_where(
@@ -71,6 +75,7 @@ class SubscriptionStore(Tables):
         )
         return self._sub(rows[0]) if rows else None
 
+    @reads
     def list(self, platform: str, channel: str) -> list[Subscription]:
         return [
             self._sub(row)
@@ -79,14 +84,17 @@ class SubscriptionStore(Tables):
             )
         ]
 
+    @reads
     def all(self) -> list[Subscription]:
         return [self._sub(row) for row in self.db["subscriptions"].rows_where(order_by="id")]
 
+    @reads
     def seen_at(self, sub: Subscription) -> datetime | None:
         """When the scheduler first saw `sub`, if it has."""
         rows = list(self.db["subscription_starts"].rows_where("key = ?", [subscription_key(sub)]))
         return datetime.fromisoformat(rows[0]["first_seen"]) if rows else None
 
+    @writes
     def first_seen(self, sub: Subscription, now: datetime) -> datetime:
         """When the scheduler first saw `sub` (recording `now` the first time it is asked)."""
         key = subscription_key(sub)
@@ -109,9 +117,3 @@ class SubscriptionStore(Tables):
             schedule=row.get("schedule") or "daily",
             weekday=row.get("weekday") or "monday",
         )
-
-
-for _name, _method in list(vars(SubscriptionStore).items()):
-    if callable(_method) and not _name.startswith("_") and _name != "connection":
-        setattr(SubscriptionStore, _name, clear_storage_errors(_method, read=_name in READS))
-del _name, _method

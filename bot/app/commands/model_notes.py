@@ -19,9 +19,7 @@ def written_by(model: str, prompt_version: str) -> str:
 
 def is_configured(summary: PRSummary, configured: Identity | None) -> bool:
     """Written by the model and prompt that would write it now (or no LLM is configured)."""
-    if configured is None:
-        return True
-    return (summary.model, summary.prompt_version) == (configured.model, configured.prompt_version)
+    return configured is None or configured.writer.wrote(summary)
 
 
 def summary_line(number: int, summary: PRSummary, configured: Identity | None) -> str:
@@ -44,12 +42,10 @@ def day_line(store: Store, repo: str, window: DayWindow, configured: Identity | 
     numbers = store.get_day(repo, window) if configured is not None else None
     others: Counter[str] = Counter()
     for number in numbers or ():
-        pr, latest = store.get_pr(repo, number), store.latest_summary(repo, number)
-        if pr is None or latest is None or is_configured(latest, configured):
-            continue
-        model, prompt = configured.model, configured.prompt_version  # type: ignore[union-attr]
-        if store.get_summary(repo, number, pr.revision_sha, prompt, model) is None:
-            others[written_by(latest.model, latest.prompt_version)] += 1
+        pr = store.get_pr(repo, number)
+        current = store.current_summary(pr, configured.writer) if pr and configured else None
+        if current is not None and not current.up_to_date:  # a digest writes it again
+            others[written_by(current.summary.model, current.summary.prompt_version)] += 1
     if not others:
         return None
     count = sum(others.values())
