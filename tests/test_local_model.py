@@ -51,6 +51,8 @@ def needs_real_model(test):
             not REAL_MODEL, reason="the local model runtime is not installed (prdigest[local])"
         )(test)
     )
+
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
