@@ -23,7 +23,7 @@ from pathlib import PurePosixPath
 
 from bot.core.models import ChangeType, PullRequest, SummarySections
 from summarizer.checks import FindingKind, check_answer
-from summarizer.claims import backticked_names, check_names, pr_corpus
+from summarizer.claims import grounded_names, pr_corpus
 
 COUNTED = (FindingKind.EMPTY_RISK, FindingKind.UNSUPPORTED_PERFORMANCE, FindingKind.INVERTED)
 
@@ -43,13 +43,6 @@ class Scores:
     @property
     def type_agrees(self) -> bool | None:
         return None if self.reference_type is None else self.change_type == self.reference_type
-
-
-def grounded_names(pr: PullRequest, sections: SummarySections, corpus: str = "") -> list[str]:
-    """The distinct backticked names of the summary that the PR contains."""
-    names = backticked_names(sections)
-    missing = set(check_names(names, pr, corpus or pr_corpus(pr)))
-    return [name for name in names if name not in missing]
 
 
 def risk_names_code(pr: PullRequest, sections: SummarySections, corpus: str = "") -> bool:

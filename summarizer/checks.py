@@ -28,6 +28,7 @@ from pathlib import PurePosixPath
 from bot.core.models import ChangeType, PullRequest, SummarySections
 from bot.core.reverts import is_revert
 from summarizer.claims import (
+    BACKTICKED,
     check_names,
     code_lines,
     diff_lines,
@@ -58,7 +59,6 @@ class Finding:
 
 
 FIELDS = ("headline", "what_changed", "technical_impact", "potential_risks", "key_insights")
-_BACKTICKED = re.compile(r"`([^`\n]{1,200})`")
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ class _Evidence:
 def _sentences(text: str) -> list[str]:
     """The sentences of a section, with a `?` or `!` inside code (`a ? b : c`) kept in its
     sentence as a `.` is."""
-    masked = _BACKTICKED.sub(lambda m: m.group(0).replace("?", "\x01").replace("!", "\x02"), text)
+    masked = BACKTICKED.sub(lambda m: m.group(0).replace("?", "\x01").replace("!", "\x02"), text)
     return [s.replace("\x01", "?").replace("\x02", "!") for s in sentences(masked)]
 
 
@@ -244,7 +244,7 @@ def _times(n: int) -> str:
 
 def _ungrounded(field: str, sentence: str, evidence: _Evidence) -> list[Finding]:
     findings = []
-    for m in _BACKTICKED.finditer(sentence):
+    for m in BACKTICKED.finditer(sentence):
         code = m.group(1).strip()
         if not code or _general_knowledge(code):
             continue
@@ -355,7 +355,7 @@ _PERF_WORDS = re.compile(
 
 
 def _performance(field: str, sentence: str, evidence: _Evidence) -> list[Finding]:
-    claim = _GAIN.search(_BACKTICKED.sub(" ", sentence))
+    claim = _GAIN.search(BACKTICKED.sub(" ", sentence))
     if not claim or _perf_supported(evidence):
         return []
     why = f'claims a performance gain ("{claim.group(0)}") that nothing in the PR shows'
@@ -452,12 +452,12 @@ def names_pr_code(text: str, pr: PullRequest, corpus: str | None = None) -> bool
     word shaped like code (`snake_case`, `CamelCase`, `v1.2`, `a/b.py`) or a changed file's
     name that the PR contains."""
     corpus = pr_corpus(pr) if corpus is None else corpus
-    quoted = [m.group(1).strip() for m in _BACKTICKED.finditer(text)]
+    quoted = [m.group(1).strip() for m in BACKTICKED.finditer(text)]
     if any(q and not check_names([q], pr, corpus) for q in quoted):
         return True
     files = {PurePosixPath(f.filename).name for f in pr.files}
     files |= {name.split(".")[0] for name in files if len(name.split(".")[0]) >= 4}
-    for word in _CODE_LIKE.findall(_BACKTICKED.sub(" ", text)):
+    for word in _CODE_LIKE.findall(BACKTICKED.sub(" ", text)):
         if word in files or (shaped_like_code(word) and re.search(
             rf"(?<!\w){re.escape(word)}(?!\w)", corpus
         )):  # fmt: skip
@@ -617,6 +617,6 @@ def _reason_checks_out(reason: str, pr: PullRequest) -> bool:
     lines = tuple(normalize_code(line) for line in added)
     if not lines:
         return False
-    names = [m.group(1).strip() for m in _BACKTICKED.finditer(reason)]
-    names += [w for w in _CODE_LIKE.findall(_BACKTICKED.sub(" ", reason)) if shaped_like_code(w)]
+    names = [m.group(1).strip() for m in BACKTICKED.finditer(reason)]
+    names += [w for w in _CODE_LIKE.findall(BACKTICKED.sub(" ", reason)) if shaped_like_code(w)]
     return any(len(name) > 2 and lines_with(name, lines) for name in names)

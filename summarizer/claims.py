@@ -11,7 +11,10 @@ from dataclasses import dataclass
 
 from bot.core.models import PullRequest, SummarySections
 
-_BACKTICKED = re.compile(r"`([^`\n]{1,200})`")
+# A name in backticks, as the claim check reads it; and a CommonMark code span of any number of
+# backticks, where text is left as written (the scrub, marking names as code).
+BACKTICKED = re.compile(r"`([^`\n]{1,200})`")
+CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
 _PATH = re.compile(r"(?<![\w./-])((?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,8})(?![\w/])")
 
 
@@ -34,7 +37,7 @@ class ClaimCheck:
 def extract_claims(sections: SummarySections) -> list[str]:
     """Backticked names and bare file paths, in order of first mention, without repeats."""
     text = summary_text(sections)
-    paths = [m.group(1) for m in _PATH.finditer(_BACKTICKED.sub(" ", text))]
+    paths = [m.group(1) for m in _PATH.finditer(BACKTICKED.sub(" ", text))]
     return list(dict.fromkeys([*backticked_names(sections), *paths]))
 
 
@@ -48,8 +51,15 @@ def backticked_names(sections: SummarySections) -> list[str]:
     """The names a summary puts in backticks, in order of first mention, without repeats."""
     text = summary_text(sections)
     return list(
-        dict.fromkeys(m.group(1).strip() for m in _BACKTICKED.finditer(text) if m.group(1).strip())
+        dict.fromkeys(m.group(1).strip() for m in BACKTICKED.finditer(text) if m.group(1).strip())
     )
+
+
+def grounded_names(pr: PullRequest, sections: SummarySections, corpus: str = "") -> list[str]:
+    """The distinct backticked names of the summary that the PR contains."""
+    names = backticked_names(sections)
+    missing = set(check_names(names, pr, corpus or pr_corpus(pr)))
+    return [name for name in names if name not in missing]
 
 
 def check_names(names: list[str], pr: PullRequest, corpus: str | None = None) -> list[str]:

@@ -22,7 +22,7 @@ from summarizer.checks import (
     names_pr_code,
     shaped_like_code,
 )
-from summarizer.claims import backticked_names, check_names, pr_corpus
+from summarizer.claims import CODE_SPAN, grounded_names, pr_corpus
 from summarizer.facts import ChangeFacts, Definition, Setting
 
 # A "what changed" that names fewer grounded names than this gets the sentence from the facts.
@@ -44,7 +44,8 @@ def finish(
     sections = mark_code(sections, code_names(facts, pr) + diff_names(sections, pr))
     what = sections.what_changed
     sentence = change_sentence(facts)
-    if sentence and len(_grounded(what, pr, corpus)) < NAMED_ENOUGH:
+    named = grounded_names(pr, SummarySections(what, "", "", ""), corpus)
+    if sentence and len(named) < NAMED_ENOUGH:
         what = f"{sentence} {what}"
     risks = sections.potential_risks
     if not names_pr_code(risks, pr, corpus):
@@ -80,7 +81,7 @@ def diff_names(sections: SummarySections, pr: PullRequest) -> list[str]:
     found = set()
     for text in (sections.what_changed, sections.technical_impact, sections.potential_risks,
                  sections.key_insights):  # fmt: skip
-        for word in _IDENTIFIER.findall(_CODE_SPAN.sub(" ", text)):
+        for word in _IDENTIFIER.findall(CODE_SPAN.sub(" ", text)):
             if _identifier_shaped(word) and re.search(rf"(?<!\w){re.escape(word)}(?!\w)", patches):
                 found.add(word)
     return sorted(found, key=lambda n: (-len(n), n))
@@ -106,9 +107,6 @@ def _short(name: str) -> str:
     return re.split(r"\.|::", name)[-1]
 
 
-_CODE_SPAN = re.compile(r"`+[^`]*`+")
-
-
 def mark_code(sections: SummarySections, names: list[str]) -> SummarySections:
     """Each bare mention of one of `names` in backticks; code spans stay as written."""
     if not names:
@@ -119,7 +117,7 @@ def mark_code(sections: SummarySections, names: list[str]) -> SummarySections:
 
     def marked(text: str) -> str:
         out, last = [], 0
-        for span in _CODE_SPAN.finditer(text):
+        for span in CODE_SPAN.finditer(text):
             out += [pattern.sub(r"`\1`", text[last : span.start()]), span.group(0)]
             last = span.end()
         out.append(pattern.sub(r"`\1`", text[last:]))
@@ -132,12 +130,6 @@ def mark_code(sections: SummarySections, names: list[str]) -> SummarySections:
         potential_risks=marked(sections.potential_risks),
         key_insights=marked(sections.key_insights),
     )
-
-
-def _grounded(text: str, pr: PullRequest, corpus: str) -> list[str]:
-    names = backticked_names(SummarySections(text, "", "", ""))
-    missing = set(check_names(names, pr, corpus))
-    return [n for n in names if n not in missing]
 
 
 # -- the sentence of what changed ------------------------------------------------------------
@@ -199,12 +191,9 @@ def _phrase(verb: str, items: list[str]) -> str:
     items = list(dict.fromkeys(items))
     if not items:
         return ""
-    shown = items[:_LIST_CAP]
-    more = len(items) - len(shown)
-    listed = ", ".join(shown[:-1]) + (" and " if len(shown) > 1 else "") + shown[-1]
-    if more:
-        listed = f"{', '.join(shown)} and {more} more"
-    return f"{verb} {listed}"
+    shown, more = items[:_LIST_CAP], len(items) - _LIST_CAP
+    last = f"{more} more" if more > 0 else shown.pop()
+    return f"{verb} {', '.join(shown)} and {last}" if shown else f"{verb} {last}"
 
 
 def _code(name: str) -> str:
@@ -237,8 +226,7 @@ def risk_sentence(facts: ChangeFacts, pr: PullRequest) -> str:
     params = [(s, p) for s in facts.signatures for p in s.removed_params]
     settings = _settings(facts, "removed", ("config field", "CLI flag"))
     changed_values = [s for s in _settings(facts, "changed") if s.old and s.new]
-    if removed:
-        removed = list(dict.fromkeys(removed))
+    if removed := list(dict.fromkeys(removed)):
         them = "them" if len(removed) > 1 else "it"
         return f"Code outside this diff that still uses {_list(removed)} breaks: the PR removes {them}."
     if params:

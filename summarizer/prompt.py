@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from bot.core.models import ChangedFile, PullRequest, SummarySections
 from bot.core.untrusted import same_page
+from summarizer.claims import CODE_SPAN
 from summarizer.description import clean_description
 from summarizer.diff_budget import (
     TIERS,
@@ -392,7 +393,6 @@ def _diff_text(selection: DiffSelection) -> str:
 
 # URLs outside code spans (a backticked URL is shown as code, never as a link), Slack-style
 # `<url|label>` links and Markdown `[label](url)` links.
-_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
 _MASKED = re.compile(r"\[([^\]\n]{0,200})\]\(\s*<?((?:https?|ftp)://[^\s)>]+)>?\s*\)", re.I)
 _ANGLE = re.compile(r"<((?:https?|ftp|mailto):[^\s|>]+)(?:\|([^>\n]{0,200}))?>", re.I)
 _BARE = re.compile(r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>()\[\]{}|\"'`]+", re.I)
@@ -440,7 +440,7 @@ def scrub_sections(sections: SummarySections, pr: PullRequest) -> SummarySection
 
 def _outside_code(text: str, change) -> str:
     out, last = [], 0
-    for match in _CODE_SPAN.finditer(text):
+    for match in CODE_SPAN.finditer(text):
         out += [change(text[last : match.start()]), match.group(0)]
         last = match.end()
     out.append(change(text[last:]))

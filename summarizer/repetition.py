@@ -84,7 +84,8 @@ def drop_repeated_sentences(sections: SummarySections) -> SummarySections:
     changes = {}
     for key, _heading in SummarySections.HEADINGS:
         kept, mine = [], []
-        for sentence in sentences(getattr(sections, key)):
+        said = sentences(getattr(sections, key))
+        for sentence in said:
             words = _WORDS.findall(sentence.lower())
             grams = _trigrams(words)
             if len(words) < MIN_SENTENCE_WORDS or not any(
@@ -92,7 +93,7 @@ def drop_repeated_sentences(sections: SummarySections) -> SummarySections:
             ):
                 kept.append(sentence)
                 mine.append(grams)
-        if kept and len(kept) < len(sentences(getattr(sections, key))):
+        if kept and len(kept) < len(said):
             changes[key] = " ".join(kept)
         earlier += mine
     return replace(sections, **changes) if changes else sections
@@ -127,11 +128,17 @@ def find_repetition(sections: SummarySections) -> Repetition | None:
     return None
 
 
+def ends_sentence(text: str) -> bool:
+    """Whether the text ends a sentence: with its stop, maybe inside a code span, a
+    parenthesis or a quotation."""
+    return text.rstrip().endswith((".", "!", "?", ".`", "!`", "?`", ".)", '."'))
+
+
 def complete_sentences(text: str) -> str:
     """The text up to its last finished sentence: what to keep of a section that was cut off."""
     kept = []
     for sentence in sentences(text):
-        if sentence[-1] not in ".!?" and not sentence.endswith((".`", "!`", "?`")):
+        if not ends_sentence(sentence):
             break
         kept.append(sentence)
     return " ".join(kept)

@@ -20,6 +20,7 @@ from bot.core.models import ChangeType, SummarySections
 from summarizer.repetition import (
     complete_sentences,
     drop_repeated_sentences,
+    ends_sentence,
     find_repetition,
     sentences,
 )
@@ -189,16 +190,12 @@ def _section_values(data: dict, cut_key: str | None, section_chars: int | None) 
         value = " ".join(value.split())
         if key == cut_key or (section_chars and len(value) >= section_chars - 2):
             value = complete_sentences(value)
-        elif not _ends_sentence(value):
+        elif not ends_sentence(value):
             # Stopped mid-sentence below the bound (a repetition stop, a grammar's early end):
             # its finished sentences, when it has any, rather than "also updates `".
             value = complete_sentences(value) or value
         values[key] = value
     return values
-
-
-def _ends_sentence(text: str) -> bool:
-    return text.rstrip().endswith((".", "!", "?", ".`", "!`", "?`", ".)", '."', ":"))
 
 
 def _require_every_section(values: dict, data: dict) -> None:
