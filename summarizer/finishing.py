@@ -222,7 +222,12 @@ def risk_sentence(facts: ChangeFacts, pr: PullRequest) -> str:
     of a removed or changed setting, callers of a changed signature, or the changed code's
     callers; for a change of tests, docs or CI only, that runtime code is untouched."""
     moved = {m.old_name for m in facts.moves}
-    removed = [_code(d.name) for d in facts.of("removed") if d.name not in moved]
+    # A function nested in a function (`table.sort_key`) has no caller outside its parent.
+    removed = [
+        _code(d.name)
+        for d in facts.of("removed")
+        if d.name not in moved and not (d.kind == "function" and "." in d.name)
+    ]
     params = [(s, p) for s in facts.signatures for p in s.removed_params]
     settings = _settings(facts, "removed", ("config field", "CLI flag"))
     changed_values = [s for s in _settings(facts, "changed") if s.old and s.new]
@@ -243,10 +248,14 @@ def risk_sentence(facts: ChangeFacts, pr: PullRequest) -> str:
     if facts.signatures:
         s = facts.signatures[0]
         return f"Every caller of `{s.name}` must match its new signature `{s.new}`."
-    changed = [d for d in facts.definitions if d.change in ("changed", "added")]
-    if changed and any(not is_support_file(f.filename) for f in pr.files):
+    changed = [
+        d
+        for d in facts.definitions
+        if d.change in ("changed", "added") and not is_support_file(d.file)
+    ]
+    if changed:
         d = changed[0]
-        return f"A regression would show in the callers of `{d.name}` (`{d.file}`), which this PR changes."
+        return f"This PR changes `{d.name}` (`{d.file}`): a regression would show in its callers."
     if pr.files and all(is_support_file(f.filename) for f in pr.files):
         named = _list([_code(f.filename) for f in pr.files])
         verb = "changes" if len(pr.files) == 1 else "change"

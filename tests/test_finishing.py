@@ -99,6 +99,29 @@ def test_a_removed_parameter_is_the_risk_named():
     )
 
 
+NESTED = pr_of(
+    ChangedFile(
+        "tools/gen.py", additions=1, deletions=3,
+        patch="@@ -10,6 +10,4 @@ def table(rows):\n     out = []\n-    def sort_key(row):\n"
+        "-        return row.name\n-    rows.sort(key=sort_key)\n"
+        "+    rows.sort(key=lambda row: row.name)\n     return out\n",
+    ),
+    ChangedFile(
+        "vllm/x.py", additions=1, deletions=1,
+        patch="@@ -1,2 +1,2 @@\n def run(a):\n-    return a\n+    return a + 1\n",
+    ),
+)  # fmt: skip
+
+
+def test_a_function_nested_in_a_function_has_no_outside_callers_to_warn_about():
+    facts = extract_facts(NESTED)
+    assert [d.name for d in facts.of("removed")] == ["table.sort_key"]
+    # The risk names the code that runs, not the developers' tool.
+    assert risk_sentence(facts, NESTED) == (
+        "This PR changes `run` (`vllm/x.py`): a regression would show in its callers."
+    )
+
+
 def test_a_risk_that_names_the_code_is_kept_as_the_model_wrote_it():
     risk = "A caller of `_fp8_perm` outside the repository would fail."
     sections = SummarySections("x", "y", risk, "z")
