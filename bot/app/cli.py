@@ -44,6 +44,26 @@ COMMANDS: dict[str, LazyCommand] = {
         "bot.app.commands.flags",
         "List summaries people flagged as inaccurate, and whether the revision held.",
     ),
+    "search": LazyCommand(
+        "bot.app.commands.search",
+        "Find stored PRs by what they changed: words, areas, authors, days.",
+    ),
+    "ask": LazyCommand(
+        "bot.app.commands.ask",
+        "Answer a question about the merged history from the stored summaries.",
+    ),
+    "backfill": LazyCommand(
+        "bot.app.commands.backfill",
+        "Build the digests of the last N days, so search and ask know the past.",
+    ),
+    "doctor": LazyCommand(
+        "bot.app.commands.doctor",
+        "Check the settings, the database, GitHub, the LLM, Slack and Discord: one line each.",
+    ),
+    "prune": LazyCommand(
+        "bot.app.commands.prune",
+        "Drop old prompts and answers from the LLM call log, keeping their figures.",
+    ),
     "slack-manifest": LazyCommand(
         "bot.app.commands.slack_manifest",
         "Print the Slack app manifest to paste at api.slack.com/apps.",

@@ -24,7 +24,7 @@ DEFAULT_GITHUB_API_URL = "https://api.github.com"
 # user, and must never be one of these (a token pasted into the wrong variable).
 SECRET_VARIABLES = (
     "GITHUB_TOKEN OPENAI_API_KEY SLACK_BOT_TOKEN SLACK_APP_TOKEN SLACK_SIGNING_SECRET "
-    "DISCORD_BOT_TOKEN"
+    "DISCORD_BOT_TOKEN GITHUB_APP_PRIVATE_KEY"
 ).split()
 
 
@@ -42,6 +42,12 @@ def _secret() -> str | None:
 class Settings:
     github_token: str | None = _secret()
     github_api_url: str = DEFAULT_GITHUB_API_URL
+    # A GitHub App instead of a token: its id, its private key (PEM text, or a PEM file) and,
+    # optionally, the installation to use (else found for each repository).
+    github_app_id: int | None = None
+    github_app_private_key: str | None = _secret()
+    github_app_private_key_path: Path | None = None
+    github_app_installation_id: int | None = None
     openai_api_key: str | None = _secret()
     openai_base_url: str | None = None
     slack_bot_token: str | None = _secret()
@@ -82,6 +88,10 @@ class Settings:
     allowed_channels: tuple[str, ...] = ()
     user_llm_per_minute: int = 5
     channel_llm_per_minute: int = 20
+    metrics_port: int | None = None  # /healthz and /metrics; off when unset
+    metrics_host: str = "127.0.0.1"
+    llm_log_days: int = 30  # full prompts and answers kept this long, then only the figures
+    range_max_days: int = 31  # the longest range one rollup builds
 
     @property
     def llm_configured(self) -> bool:
@@ -152,6 +162,10 @@ class _EnvReader:
                 f"(got {raw[:40]!r})"
             )
         return value
+
+    def optional_integer(self, name: str, example: int, minimum: int = 0) -> int | None:
+        """A whole number, or None when unset."""
+        return self.integer(name, example, minimum) if self.get(name) is not None else None
 
     def listing(self, name: str) -> tuple[str, ...]:
         raw = self.get(name) or ""
@@ -249,6 +263,14 @@ def _endpoints(read: _EnvReader) -> dict[str, Any]:
     return {
         "github_token": read.get("GITHUB_TOKEN"),
         "github_api_url": (github or DEFAULT_GITHUB_API_URL).rstrip("/"),
+        "github_app_id": read.optional_integer("GITHUB_APP_ID", 123456, minimum=1),
+        "github_app_private_key": read.get("GITHUB_APP_PRIVATE_KEY"),
+        "github_app_private_key_path": read.path(
+            "GITHUB_APP_PRIVATE_KEY_PATH", "the App's private key file (.pem)"
+        ),
+        "github_app_installation_id": read.optional_integer(
+            "GITHUB_APP_INSTALLATION_ID", 12345678, minimum=1
+        ),
         "openai_api_key": read.get("OPENAI_API_KEY"),
         "openai_base_url": read.url("OPENAI_BASE_URL", "http://localhost:8000/v1"),
         "slack_bot_token": read.get("SLACK_BOT_TOKEN"),
@@ -310,4 +332,8 @@ def _schedule(read: _EnvReader) -> dict[str, Any]:
         "digest_time": read.parsed("PRDIGEST_DIGEST_TIME", parse_hhmm, "09:00"),
         "catchup_days": read.integer("PRDIGEST_CATCHUP_DAYS", 3),
         "lead_minutes": read.integer("PRDIGEST_LEAD_MINUTES", 30),
+        "metrics_port": read.optional_integer("PRDIGEST_METRICS_PORT", 9464, minimum=0),
+        "metrics_host": read.get("PRDIGEST_METRICS_HOST") or "127.0.0.1",
+        "llm_log_days": read.integer("PRDIGEST_LLM_LOG_DAYS", 30),
+        "range_max_days": read.integer("PRDIGEST_RANGE_MAX_DAYS", 31, minimum=1),
     }
