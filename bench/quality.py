@@ -56,7 +56,7 @@ from bot.core.settings import Settings  # noqa: E402
 from bot.store.store import Store  # noqa: E402
 from summarizer.checks import decide_type  # noqa: E402
 from summarizer.claims import backticked_names, check_names  # noqa: E402
-from summarizer.facts import extract_facts, facts_from_json  # noqa: E402
+from summarizer.facts import extract_facts  # noqa: E402
 from summarizer.finishing import finish  # noqa: E402
 from summarizer.repetition import find_repetition  # noqa: E402
 from tests.fakes.github import FakeFile, FakeGitHub, FakePR  # noqa: E402
@@ -348,6 +348,18 @@ def reference_totals(rows: list[dict]) -> Totals:
     return totals_of(len(rows), scores)
 
 
+def _model_type(calls: list[dict]) -> ChangeType | None:
+    """The type the model's last summary answer gave, before the code's type rule."""
+    for call in sorted(calls, key=lambda c: c["id"], reverse=True):
+        if call["purpose"] != "summary" or not call["response"]:
+            continue
+        try:
+            return _type(json.loads(call["response"]).get("type"))
+        except (ValueError, AttributeError):
+            return None
+    return None
+
+
 def stored_totals(store: Store, rows: list[dict], code_steps: bool = False) -> Totals:
     """The figures of the summaries a run kept with --db (each PR's latest current one),
     with the seconds its LLM calls took. `code_steps` applies today's code steps after the
@@ -365,9 +377,9 @@ def stored_totals(store: Store, rows: list[dict], code_steps: bool = False) -> T
         pr = pull_request(row)
         sections, kind = summary.sections, summary.change_type
         if code_steps:
-            stored = facts_from_json(json.loads(summary.facts)) if summary.facts else None
-            facts = stored or extract_facts(pr)
-            kind = decide_type(pr, kind, sections.what_changed, facts)
+            # Today's facts and type rule over the model's own type, as its answer gave it.
+            facts = extract_facts(pr)
+            kind = decide_type(pr, _model_type(calls) or kind, sections.what_changed, facts)
             sections = finish(sections, pr, facts, kind)
         scores.append(score(pr, sections, kind, reference, took))
     return totals_of(len(rows), scores, seconds)

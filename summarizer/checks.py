@@ -38,6 +38,7 @@ from summarizer.claims import (
     pr_corpus,
 )
 from summarizer.facts import ChangeFacts
+from summarizer.prose import only_prose
 from summarizer.repetition import sentences
 
 
@@ -174,6 +175,8 @@ def _named_changes(sentence: str) -> list[tuple[str, str]]:
             verb, mode = "", _NONE
         elif word in _NEGATION or word.endswith("n't"):
             verb, mode, negated = "", _NONE, True
+        elif word in _NOUNS and previous in _DETERMINERS:
+            verb, mode = "", _NONE  # "the change to `x`" is a change of `x`, not into it
         elif word in _VERB_MODE:
             verb = _VERB_MODE[word]
             mode = _verb_start(verb, mode, negated, adjective=previous in _DETERMINERS)
@@ -191,6 +194,7 @@ def _named_changes(sentence: str) -> list[tuple[str, str]]:
 
 
 _DETERMINERS = {"the", "a", "an", "this", "its", "their", "newly"}
+_NOUNS = {"change", "changes", "update", "updates"}
 _PREPOSITIONS = {"to", "with", "by", "for", "from", "into", "as", "on"}
 # "Previously, it used `a`", "previously called `a`", "was set to `a`".
 _PAST_USE = {"used", "called", "was", "were", "had", "relied", "set", "passed", "read", "it"}
@@ -569,7 +573,7 @@ def decide_type(
         return ChangeType.SUBSTANTIAL
     if model_type == ChangeType.TRIVIAL:
         return model_type
-    if not (looks_trivial(pr) or (facts is not None and only_deletes(pr, facts))):
+    if not (looks_trivial(pr) or (facts is not None and only_moves_or_deletes(pr, facts))):
         return model_type
     return model_type if _reason_checks_out(model_reason or "", pr) else ChangeType.TRIVIAL
 
@@ -581,11 +585,39 @@ def looks_trivial(pr: PullRequest) -> bool:
         return False  # nothing to judge by: the model's word stands
     source = tuple(f for f in pr.files if not is_support_file(f.filename))
     if not source:
-        return True
+        # A fix to tests or CI that were failing is work a reader acts on; the others (a
+        # skip, a relaxed check, a doc) are not. On the dev days the title told them apart.
+        return not (_FIX.search(pr.title) or _big_new_tests(pr))
+    if all(only_prose(f) for f in source):
+        return True  # comments and docstrings, however many
     if sum(f.additions + f.deletions for f in source) > TINY_CHANGE:
         return False
     sides = diff_lines(replace(pr, files=source))
     return all(_PASSIVE.search(line) for line in (*sides.added, *sides.removed))
+
+
+_FIX = re.compile(r"\b(?:bug ?fix|fix(?:es|ed|ing)?|broken|failing|flaky)\b", re.I)
+BIG_NEW_TESTS = 100  # added test lines that make a test-only PR a feature of its own
+
+
+def _big_new_tests(pr: PullRequest) -> bool:
+    return sum(f.additions for f in pr.files if _TEST.search(f.filename)) >= BIG_NEW_TESTS
+
+
+def only_moves_or_deletes(pr: PullRequest, facts: ChangeFacts) -> bool:
+    return only_deletes(pr, facts) or only_moves(pr, facts)
+
+
+def only_moves(pr: PullRequest, facts: ChangeFacts) -> bool:
+    """Code moved unchanged (a flag from one parser to another) and nothing else: every
+    non-blank changed line of the source files is one of the moved lines' two sides."""
+    moved = sum(m.lines for m in facts.moved_lines if not is_support_file(m.new_file))
+    if not moved:
+        return False
+    source = replace(pr, files=tuple(f for f in pr.files if not is_support_file(f.filename)))
+    sides = diff_lines(source)
+    changed = sum(1 for line in (*sides.added, *sides.removed) if line.strip())
+    return changed <= 2 * moved
 
 
 def only_deletes(pr: PullRequest, facts: ChangeFacts) -> bool:

@@ -72,14 +72,27 @@ class Move:
 
 
 @dataclass(frozen=True)
+class MovedLines:
+    """Lines removed in one place and added unchanged in another: moved, neither deleted nor
+    new (a CLI flag moved from one parser to another reads as a removal and an addition)."""
+
+    lines: int
+    old_file: str
+    new_file: str
+    text: str  # the first line moved
+    old_enclosing: str | None = None
+    new_enclosing: str | None = None
+
+
+@dataclass(frozen=True)
 class Setting:
     """A config field, CLI flag, environment variable or YAML key added, removed or changed."""
 
     kind: str  # config field, CLI flag, environment variable (read, set), YAML key, CI step
     name: str
-    change: str  # added, removed, changed
+    change: str  # added, removed, changed, moved (from the file in `old`)
     file: str
-    old: str = ""  # the values of a changed one
+    old: str = ""  # the values of a changed one; the file a moved one left
     new: str = ""
 
 
@@ -111,6 +124,7 @@ class ChangeFacts:
     definitions: tuple[Definition, ...] = ()
     signatures: tuple[SignatureChange, ...] = ()
     moves: tuple[Move, ...] = ()
+    moved_lines: tuple[MovedLines, ...] = ()
     settings: tuple[Setting, ...] = ()
     files: tuple[FileChange, ...] = ()
     deletions: tuple[Deletion, ...] = ()
@@ -835,7 +849,8 @@ def _line_settings(side: _Side, path: str) -> Iterator[tuple[str, str, str]]:
 
 def _settings_added_removed(reads: list[tuple[str, _Hunk]]) -> list[Setting]:
     """Flags and variables that the PR's added lines name and its removed lines do not (added),
-    or the reverse; one named on both sides only moved."""
+    or the reverse; a flag named on both sides in two files moved between them, one named on
+    both sides of one file is unchanged."""
     plus: dict[tuple[str, str], tuple[str, str]] = {}
     minus: dict[tuple[str, str], tuple[str, str]] = {}
     for path, hunk in reads:
@@ -848,6 +863,8 @@ def _settings_added_removed(reads: list[tuple[str, _Hunk]]) -> list[Setting]:
         if (kind, name) not in minus:
             if kind != "environment variable default":
                 out.append(Setting(kind, name, "added", path))
+        elif kind == "CLI flag" and minus[(kind, name)][0] != path:
+            out.append(Setting(kind, name, "moved", path, old=minus[(kind, name)][0]))
         elif kind in _CHANGEABLE and minus[(kind, name)][1] != text:
             out.append(Setting(kind, name, "changed", path, minus[(kind, name)][1], text))
     out += [
@@ -890,6 +907,70 @@ def _moves(defs: list[Definition]) -> tuple[list[Definition], list[Move]]:
     return [d for d in defs if id(d) not in paired], moves
 
 
+_MOVED_AT_LEAST = 3  # non-blank lines: fewer is a coincidence (`)`, `return x`, `else:`)
+_MOVED_SHARE = 0.8  # of a removed run's lines found added together elsewhere
+
+
+def _norm(line: str) -> str:
+    return " ".join(line.split())
+
+
+def _runs(side: _Side) -> Iterator[list[int]]:
+    """Rows of consecutive changed lines (blank ones inside a run kept in it)."""
+    run: list[int] = []
+    for row in range(len(side.lines)):
+        if row in side.changed:
+            run.append(row)
+        elif run:
+            yield run
+            run = []
+    if run:
+        yield run
+
+
+def _enclosing(path: str, hunk: _Hunk, side: _Side, row: int) -> str | None:
+    """The top-level definition `row` lies in: one that starts above it in the hunk, else the
+    one the hunk header names."""
+    grammar = _SUFFIXES.get(PurePosixPath(path).suffix.lower(), "")
+    for line in reversed(side.lines[:row] if grammar == "python" else []):
+        if line[:1] not in ("", " ", "\t", "#", ")", "]", "@"):
+            m = _PY_HEADER.match(line)
+            return m.group(2) if m else None
+    scope = _scope(hunk.header, grammar, side.lines)
+    return scope.name if row < scope.until else None
+
+
+def _moved_lines(reads: list[tuple[str, _Hunk]]) -> list[MovedLines]:
+    """Runs of removed lines whose lines are added together in another hunk: a block moved.
+    The PR's facts then say "moved" where they would say "removed" and "added"."""
+    added = [
+        (i, {_norm(h.new.lines[r]) for r in h.new.changed} - {""}) for i, (_, h) in enumerate(reads)
+    ]
+    out: list[MovedLines] = []
+    for i, (path, hunk) in enumerate(reads):
+        for run in _runs(hunk.old):
+            texts = [_norm(hunk.old.lines[r]) for r in run if hunk.old.lines[r].strip()]
+            if len(texts) < _MOVED_AT_LEAST:
+                continue
+            for j, lines in added:
+                if j != i and sum(t in lines for t in texts) >= _MOVED_SHARE * len(texts):
+                    new_path, new_hunk = reads[j]
+                    first = min(r for r in new_hunk.new.changed if _norm(new_hunk.new.lines[r]))
+                    out.append(MovedLines(
+                        len(texts), path, new_path, hunk.old.lines[run[0]].strip()[:120],
+                        _enclosing(path, hunk, hunk.old, run[0]),
+                        _enclosing(new_path, new_hunk, new_hunk.new, first),
+                    ))  # fmt: skip
+                    break
+    return out
+
+
+def _not_moved(deletions: list[Deletion], moved: list[MovedLines]) -> list[Deletion]:
+    """A hunk's removed lines that were moved are not "removed with nothing in their place"."""
+    gone = {(m.old_file, m.text) for m in moved}
+    return [d for d in deletions if (d.file, d.text) not in gone]
+
+
 # -- the PR ----------------------------------------------------------------------------------
 
 
@@ -930,13 +1011,15 @@ def extract_facts(pr: PullRequest) -> ChangeFacts:
         lines += [(f.filename, h) for h in parse_hunks(f.patch)]
     defs, moves = _moves(defs)
     settings += _settings_added_removed(lines)
+    moved_lines = _moved_lines(lines)
     return ChangeFacts(
         definitions=tuple(defs),
         signatures=tuple(sigs),
         moves=tuple(moves),
+        moved_lines=tuple(moved_lines),
         settings=tuple(settings),
         files=_file_changes(pr.files),
-        deletions=tuple(deletions),
+        deletions=tuple(_not_moved(deletions, moved_lines)),
         kinds=_kind_counts(pr.files),
         files_total=max(pr.changed_files or 0, len(pr.files)),
         files_unread=unread,
@@ -1004,6 +1087,8 @@ _SETTING_VERBS = {
 
 def _setting_line(s: Setting) -> _Line:
     verb = _SETTING_VERBS.get((s.kind, s.change), f"{s.kind[0].upper()}{s.kind[1:]} {s.change}")
+    if s.change == "moved":
+        return _Line(f"{verb}, unchanged: {_code(s.name)} from {s.old} to {s.file}", 1)
     if s.change == "changed":
         return _Line(
             f"{verb}: {_code(s.name)}: {_code(s.old, 60)} -> {_code(s.new, 60)} ({s.file})", 1
@@ -1044,6 +1129,17 @@ def _deletion_lines(deletions: tuple[Deletion, ...]) -> Iterator[_Line]:
         yield _Line(f"{verb}: {what}{first}{count} {where}{more}", len(places))
 
 
+def _moved_lines_line(m: MovedLines) -> _Line:
+    def place(path: str, enclosing: str | None) -> str:
+        return f"{_code(enclosing)} ({path})" if enclosing else path
+
+    return _Line(
+        f"Moved unchanged: {m.lines} lines starting {_code(m.text, 60)} from "
+        f"{place(m.old_file, m.old_enclosing)} to {place(m.new_file, m.new_enclosing)}",
+        1,
+    )
+
+
 def _kinds_line(facts: ChangeFacts) -> str:
     counts = ", ".join(f"{k.files} {k.kind}" for k in facts.kinds) or "none"
     listed = sum(k.files for k in facts.kinds)
@@ -1062,6 +1158,7 @@ def _lines(facts: ChangeFacts) -> Iterator[_Line]:
     for m in facts.moves:
         to = f" as {_code(m.new_name)}" if m.new_name != m.old_name else ""
         yield _Line(f"Moved: {m.kind} {_code(m.old_name)} from {m.old_file} to {m.new_file}{to}", 1)
+    yield from (_moved_lines_line(m) for m in facts.moved_lines)
     changed = [d for d in facts.of("changed") if (d.file, d.name) not in with_signature]
     yield from _grouped("Changed code in", changed)
     yield from (_setting_line(s) for s in facts.settings)
@@ -1090,7 +1187,8 @@ def render_facts(facts: ChangeFacts, max_chars: int = 1500) -> str:
 # -- storage ---------------------------------------------------------------------------------
 
 _ITEMS = {
-    "definitions": Definition, "signatures": SignatureChange, "moves": Move, "settings": Setting,
+    "definitions": Definition, "signatures": SignatureChange, "moves": Move,
+    "moved_lines": MovedLines, "settings": Setting,
     "files": FileChange, "deletions": Deletion, "kinds": KindCount,
 }  # fmt: skip
 

@@ -141,6 +141,10 @@ def change_sentence(facts: ChangeFacts) -> str:
     moved = {m.old_name for m in facts.moves} | {m.new_name for m in facts.moves}
     phrases = [
         _phrase("moves", [f"{_code(m.old_name)} to {_code(m.new_file)}" for m in facts.moves]),
+        _phrase(
+            "moves",
+            [f"{_setting(s)} from `{s.old}` to `{s.file}`" for s in _settings(facts, "moved")],
+        ),
         _phrase("removes", _names(facts.of("removed"), moved)),
         _phrase("adds", _names(facts.of("added"), moved)),
         _phrase("changes the signature of", [_code(s.name) for s in facts.signatures]),

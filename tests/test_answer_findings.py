@@ -335,6 +335,110 @@ def test_a_deletion_that_removes_a_setting_keeps_the_models_type():
     assert decide_type(UNUSED_FLAG, ChangeType.SUBSTANTIAL, "", facts) == ChangeType.SUBSTANTIAL
 
 
+def test_code_moved_unchanged_and_nothing_else_is_trivial():
+    flag_left = (
+        "@@ -1300,9 +1300,4 @@ def add_cli_args(parser):\n     )\n"
+        "-    parser.add_argument(\n-        '--trust-remote-code',\n"
+        "-        action='store_true',\n-        help='Trust remote code',\n-    )\n"
+        "     parser.add_argument('--disable-tqdm')\n"
+    )
+    flag_arrived = (
+        "@@ -1314,3 +1314,8 @@ def add_dataset_parser(parser):\n"
+        "+    parser.add_argument(\n+        '--trust-remote-code',\n"
+        "+        action='store_true',\n+        help='Trust remote code',\n+    )\n"
+        "     parser.add_argument('--seed', type=int, default=0)\n"
+    )
+    moved = PullRequest(
+        repo="o/r", number=34208, title="[Bugfix] Add `--trust-remote-code` to dataset bench args",
+        url="u", author="a", state="merged",
+        files=(ChangedFile("vllm/benchmarks/serve.py", deletions=5, patch=flag_left),
+               ChangedFile("vllm/benchmarks/datasets.py", additions=5, patch=flag_arrived)),
+    )  # fmt: skip
+    facts = extract_facts(moved)
+    reason = "It adds `--trust-remote-code` to `add_dataset_parser`."
+    assert decide_type(moved, ChangeType.SUBSTANTIAL, reason, facts) == ChangeType.TRIVIAL
+
+
+def test_a_change_to_docstrings_and_comments_only_is_trivial_at_any_size():
+    docstrings = PullRequest(
+        repo="o/r", number=34148, title="[Doc] Update usage of `--limit-mm-per-prompt`",
+        url="u", author="a", state="merged",
+        files=(ChangedFile("vllm/config/multimodal.py", additions=6, deletions=6, patch=(
+            "@@ -55,12 +55,12 @@ class MultiModalConfig:\n"
+            '     """Controls the behavior of multimodal models."""\n \n'
+            "     language_model_only: bool = False\n"
+            '-    """If True, disables all multimodal inputs by setting all modality limits\n'
+            "-    to 0. Equivalent to setting --limit-mm-per-prompt=0 for every\n"
+            '-    modality."""\n'
+            '+    """If True, disables all multimodal inputs by setting all modality limits to 0.\n'
+            '+    Equivalent to setting `--limit-mm-per-prompt` to 0 for every modality."""\n'
+            "+    # See docs/features/multimodal_inputs.md\n"
+            "+    # for the dotted form of the flag.\n"
+            "+    # (one comment line more)\n"
+            "+    # (and another)\n"
+            "     limit_per_prompt: dict[str, DummyOptions] = Field(default_factory=dict)\n"
+            '     """The maximum number of input items and options allowed per\n'
+            "-        prompt for each modality.\n"
+            "-        (indented too far)\n"
+            "-\n"
+            "+    prompt for each modality.\n"
+            "     Defaults to 999 for each modality.\n")),),
+    )  # fmt: skip
+    reason = "It rewrites the docstring of `language_model_only`."
+    assert decide_type(docstrings, ChangeType.SUBSTANTIAL, reason) == ChangeType.TRIVIAL
+
+
+def test_a_docstring_that_closes_above_changed_code_does_not_hide_the_code():
+    code_after_docstring = PullRequest(
+        repo="o/r", number=34142, title="[Bugfix] Avoid duplicate k-proj weight emission",
+        url="u", author="a", state="merged",
+        files=(ChangedFile("vllm/model_executor/models/whisper.py", additions=2, deletions=2,
+                           patch=(
+            "@@ -958,8 +958,8 @@ def _create_fake_bias_for_k_proj(\n"
+            "     So that the bias for k_proj in qkv_proj can be initialized with zeros.\n"
+            '     """\n'
+            "     for name, weight in weights:\n"
+            "+        yield name, weight\n"
+            "         if name.endswith(fake_bias_key_name):\n"
+            "-            yield from [(name, weight), (bias_name, bias)]\n"
+            "-        yield name, weight\n"
+            "+            yield bias_name, bias\n")),),
+    )  # fmt: skip
+    reason = "`_create_fake_bias_for_k_proj` now yields each weight once: `yield bias_name, bias`."
+    kind = decide_type(code_after_docstring, ChangeType.SUBSTANTIAL, reason)
+    assert kind == ChangeType.SUBSTANTIAL
+
+
+def test_a_test_only_pr_that_fixes_a_failing_test_keeps_the_models_type():
+    def test_pr(title: str) -> PullRequest:
+        return PullRequest(
+            repo="o/r", number=35135, title=title, url="u", author="a", state="merged",
+            files=(ChangedFile("tests/lora/test_fused_moe_lora_kernel.py", additions=19,
+                               deletions=10, patch="@@ -1 +1 @@\n-a = 1\n+a = 2\n"),),
+        )  # fmt: skip
+
+    fixed = test_pr("[Bugfix] Fix lora_ids in FusedMoE LoRA test")
+    assert decide_type(fixed, ChangeType.SUBSTANTIAL) == ChangeType.SUBSTANTIAL
+    relaxed = test_pr("[CI/Build] Relax `test_mcp_tool_call`")
+    assert decide_type(relaxed, ChangeType.SUBSTANTIAL) == ChangeType.TRIVIAL
+
+
+def test_the_change_to_a_name_is_not_a_claim_that_it_was_added():
+    removed_default = PullRequest(
+        repo="o/r", number=35054, title="[Mamba1] Change supports_update_block_table to True",
+        url="u", author="a", state="merged",
+        files=(ChangedFile("vllm/v1/attention/backends/mamba1_attn.py", deletions=1, patch=(
+            "@@ -29,4 +29,3 @@ class Mamba1AttentionMetadataBuilder(\n"
+            "     metadata_cls = Mamba1AttentionMetadata\n"
+            "-    supports_update_block_table: bool = False\n")),),
+    )  # fmt: skip
+    noun = SummarySections("", "", "", "The change to `supports_update_block_table` matters.")
+    assert check_answer(removed_default, noun, ChangeType.SUBSTANTIAL) == []
+    verb = SummarySections("It changes the flag to `supports_update_block_table`.", "", "", "")
+    kinds = [f.kind for f in check_answer(removed_default, verb, ChangeType.SUBSTANTIAL)]
+    assert kinds == [FindingKind.INVERTED]
+
+
 def test_a_small_change_of_logic_keeps_the_models_type():
     assert decide_type(BLOCK_PR, ChangeType.SUBSTANTIAL) == ChangeType.SUBSTANTIAL
     assert decide_type(BLOCK_PR, ChangeType.TRIVIAL) == ChangeType.TRIVIAL

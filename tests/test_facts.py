@@ -10,6 +10,7 @@ from summarizer.facts import (
     Definition,
     Deletion,
     Move,
+    MovedLines,
     Setting,
     SignatureChange,
     extract_facts,
@@ -222,6 +223,69 @@ def test_a_function_moved_to_another_module_is_moved_not_added() -> None:
         "Moved: function `choose_kernel` from engine/quant/kernels/__init__.py to engine/kernels/linear.py"
         in render_facts(facts)
     )
+
+
+# vLLM #34208: a CLI flag moved, unchanged, from the serve parser to the dataset parser.
+FLAG_LEFT = """\
+@@ -1300,11 +1300,6 @@ def add_cli_args(parser: argparse.ArgumentParser):
+         "results in a more uniform arrival of requests.",
+     )
+-    parser.add_argument(
+-        "--trust-remote-code",
+-        action="store_true",
+-        help="Trust remote code from huggingface",
+-    )
+     parser.add_argument(
+         "--disable-tqdm",
+"""
+FLAG_ARRIVED = """\
+@@ -1314,6 +1314,11 @@ class _ValidateDatasetArgs(argparse.Action):
+
+
+ def add_dataset_parser(parser: FlexibleArgumentParser):
++    parser.add_argument(
++        "--trust-remote-code",
++        action="store_true",
++        help="Trust remote code from huggingface",
++    )
+     parser.add_argument("--seed", type=int, default=0)
+"""
+
+
+def test_a_cli_flag_moved_between_parsers_is_moved_not_removed_and_added() -> None:
+    facts = extract_facts(
+        pr_of(
+            changed("vllm/benchmarks/serve.py", FLAG_LEFT),
+            changed("vllm/benchmarks/datasets.py", FLAG_ARRIVED),
+        )
+    )
+
+    assert facts.moved_lines == (
+        MovedLines(5, "vllm/benchmarks/serve.py", "vllm/benchmarks/datasets.py",
+                   "parser.add_argument(", "add_cli_args", "add_dataset_parser"),
+    )  # fmt: skip
+    assert facts.settings == (
+        Setting("CLI flag", "--trust-remote-code", "moved", "vllm/benchmarks/datasets.py",
+                old="vllm/benchmarks/serve.py"),
+    )  # fmt: skip
+    assert facts.deletions == ()  # not "removed with nothing added in their place"
+    block = render_facts(facts)
+    assert (
+        "Moved unchanged: 5 lines starting `parser.add_argument(` from `add_cli_args` "
+        "(vllm/benchmarks/serve.py) to `add_dataset_parser` (vllm/benchmarks/datasets.py)"
+    ) in block
+    assert (
+        "CLI flag moved, unchanged: `--trust-remote-code` from vllm/benchmarks/serve.py to "
+        "vllm/benchmarks/datasets.py"
+    ) in block
+    assert facts_from_json(facts_to_json(facts)) == facts
+
+
+def test_a_few_common_lines_removed_here_and_added_there_are_no_move() -> None:
+    removed = "@@ -1,5 +1,3 @@ def a():\n     x = 1\n-    return x\n-\n-    )\n"
+    added = "@@ -1,3 +1,5 @@ def b():\n     y = 2\n+    return x\n+\n+    )\n"
+    facts = extract_facts(pr_of(changed("m/a.py", removed), changed("m/b.py", added)))
+    assert facts.moved_lines == ()
 
 
 def test_an_environment_variable_and_a_cli_flag_added() -> None:

@@ -114,8 +114,10 @@ def test_the_facts_are_stored_with_the_summary(env, github, llm):
 
 
 def test_a_test_only_pr_is_trivial_whatever_the_model_says(env, github, llm):
+    # (A test-only PR whose title says it fixes a failing test keeps the model's type:
+    # tests/test_answer_findings.py.)
     tests_only = make_pr(
-        35135, f"{DAY} 11:00:00", title="[Bugfix] Fix lora_ids in FusedMoE LoRA test",
+        34204, f"{DAY} 11:00:00", title="[CI/Build] Relax `test_mcp_tool_call`",
         file_list=[FakeFile("tests/lora/test_fused_moe.py",
                             patch="@@ -1,2 +1,2 @@\n def test_a():\n-    x = 1\n+    x = 2\n")],
     )  # fmt: skip
