@@ -9,17 +9,27 @@ retrying (an OpenAIError raised while sending is not wrapped or retried).
 
 Every such error names the place: "could not reach the LLM at 127.0.0.1:8000 (OPENAI_BASE_URL):
 connection refused", or OpenAI at api.openai.com when OPENAI_BASE_URL is not set.
+
+Every HTTP request the client sends, its own retries included, is counted for `/metrics`
+(`prdigest_llm_calls_total`, by purpose and outcome) where it is sent: in the transport, which
+the built-in model's client uses too (`counted_http_client`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import ssl
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import openai
 from openai import AsyncOpenAI
 
+from bot.core import metrics
 from bot.core.endpoints import Endpoint
 from bot.core.llm_settings import LLMSettings
+from bot.core.models import Usage
 
 try:  # the HTTP library this openai release is built on
     import httpx2 as httpx
@@ -32,6 +42,62 @@ CONNECT_TIMEOUT = 5.0
 # Where the transport leaves the endpoint on a request, for the error that request may end in.
 ENDPOINT_KEY = "prdigest.endpoint"
 TIMEOUT_SETTING = "PRDIGEST_LLM_TIMEOUT"
+
+
+# What the completion in flight is for ("summary", "repair", "grounding", "revision",
+# "overview"...): set around each completion by the summarizer, read by the transport for each
+# request it sends. A context variable, because the client's retries run in the same task.
+_PURPOSE: ContextVar[str] = ContextVar("prdigest_llm_purpose", default="other")
+
+
+@contextmanager
+def for_purpose(purpose: str) -> Iterator[None]:
+    """The requests sent inside the block are counted under `purpose`."""
+    token = _PURPOSE.set(purpose)
+    try:
+        yield
+    finally:
+        _PURPOSE.reset(token)
+
+
+def count_tokens(usage: Usage) -> None:
+    """An answer's tokens, for `prdigest_llm_tokens_total`."""
+    metrics.LLM_TOKENS.labels(kind="prompt").inc(usage.prompt_tokens)
+    metrics.LLM_TOKENS.labels(kind="completion").inc(usage.completion_tokens)
+
+
+class CountedTransport(httpx.AsyncBaseTransport):
+    """An HTTP transport that counts each request it sends: answered (ok), an error status or
+    a failed connection (error), or no answer in time (timeout). A request cancelled by its
+    caller (a shutdown) is not counted: it has no outcome."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport | None = None):
+        self.inner = inner or httpx.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        calls = metrics.LLM_CALLS
+        try:
+            response = await self.inner.handle_async_request(request)
+        except httpx.TimeoutException:
+            calls.labels(purpose=_PURPOSE.get(), outcome=metrics.TIMEOUT).inc()
+            raise
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            calls.labels(purpose=_PURPOSE.get(), outcome=metrics.ERROR).inc()
+            raise
+        outcome = metrics.OK if response.status_code < 400 else metrics.ERROR
+        calls.labels(purpose=_PURPOSE.get(), outcome=outcome).inc()
+        return response
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def counted_http_client() -> httpx.AsyncClient:
+    """openai's own HTTP client, its requests counted: for a client made elsewhere (the
+    built-in model's)."""
+    return openai.DefaultAsyncHttpxClient(transport=CountedTransport())
 
 
 class EndpointUnreachable(openai.APIConnectionError):
@@ -48,7 +114,7 @@ class _FailFast(httpx.AsyncBaseTransport):
 
     def __init__(self, endpoint: Endpoint):
         self.endpoint = endpoint
-        self.inner = httpx.AsyncHTTPTransport()
+        self.inner = CountedTransport()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         request.extensions = {**request.extensions, ENDPOINT_KEY: self.endpoint}

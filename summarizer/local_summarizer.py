@@ -14,7 +14,7 @@ from openai import AsyncOpenAI
 
 from bot.core.errors import ConfigurationError
 from bot.core.llm_settings import LLMSettings
-from summarizer import local_server, model_assembly, tokens
+from summarizer import llm_client, local_server, model_assembly, tokens
 from summarizer.openai_summarizer import OpenAISummarizer
 from summarizer.prompt import COMPACT_PROMPT_VERSION, PromptBudget
 from summarizer.sampling import LOCAL
@@ -65,6 +65,7 @@ class LocalSummarizer:
             # Generation on two cores runs 14 tokens/s: a long prompt takes minutes, not seconds.
             timeout=max(self.settings.llm_timeout, 600.0),
             max_retries=1,
+            http_client=llm_client.counted_http_client(),  # counted as any endpoint's requests
         )
         summarizer = local_openai_summarizer(
             client,

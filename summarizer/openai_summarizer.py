@@ -17,6 +17,8 @@ from bot.core.clock import utcnow
 from bot.core.logs import mask
 from bot.core.models import ChangeType, PRSummary, PullRequest, SummarySections, Usage
 from bot.ports.summarizer import (
+    Answer,
+    AskSource,
     DayCandidate,
     Highlights,
     LLMCall,
@@ -26,6 +28,15 @@ from bot.ports.summarizer import (
     with_calls,
 )
 from summarizer import llm_client
+from summarizer.ask_prompt import (
+    ASK_PROMPT_VERSION,
+    ASK_PURPOSE,
+    UnusableAnswer,
+    ask_response_format,
+    ask_sampling,
+    build_ask_prompt,
+    parse_ask_answer,
+)
 from summarizer.checks import (
     Finding,
     FindingKind,
@@ -260,7 +271,8 @@ class OpenAISummarizer:
                 kwargs["response_format"] = response_format
             started = time.monotonic()
             try:
-                response = await client.chat.completions.create(**kwargs)
+                with llm_client.for_purpose(purpose):  # each HTTP request counted under it
+                    response = await client.chat.completions.create(**kwargs)
             except openai.OpenAIError as exc:
                 reason = self._reason(exc)
                 self._log(work, purpose, messages, None, reason, Usage(), started, version)
@@ -281,6 +293,7 @@ class OpenAISummarizer:
                 prompt_tokens=getattr(response.usage, "prompt_tokens", 0) or 0,
                 completion_tokens=getattr(response.usage, "completion_tokens", 0) or 0,
             )
+            llm_client.count_tokens(usage)
             self._log(work, purpose, messages, content, None, usage, started, version)
             return _Completion(content, usage, getattr(choice, "finish_reason", None))
 
@@ -384,6 +397,24 @@ class OpenAISummarizer:
         except UnusableHighlights as exc:
             log.info("%s %s: unusable highlights: %s", repo, day, exc)
             raise SummarizeError(f"the model's highlights were unusable ({exc})") from None
+
+    async def answer(self, repo: str, question: str, sources: Sequence[AskSource]) -> Answer:
+        """A question about stored PRs, answered from `sources` in one request (see
+        `summarizer.ask_prompt`), unchecked: the caller keeps only citations of `sources`."""
+        work = _Work(repo, 0)
+        with work.carried():
+            prompt = build_ask_prompt(
+                repo, question, sources, max_prompt_tokens=self.budget.max_prompt_tokens
+            )
+            bounded = self.sampling.section_chars is not None
+            completion = await self._complete(
+                work, prompt.messages, ASK_PURPOSE, ask_sampling(self.sampling),
+                schema=ask_response_format(bounded=bounded), version=ASK_PROMPT_VERSION,
+            )  # fmt: skip
+            try:
+                return Answer(parse_ask_answer(completion.content), work.calls)
+            except UnusableAnswer as exc:
+                raise SummarizeError(f"the model's answer was unusable ({exc})") from None
 
     async def aclose(self) -> None:
         await self.client.close()

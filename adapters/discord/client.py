@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
@@ -18,6 +18,7 @@ import discord
 from discord import app_commands
 
 from adapters.discord import render
+from adapters.discord.render import search as render_search
 from adapters.discord.transport import NO_MENTIONS, DiscordTransport, apply_endpoints
 from bot.chat.core import Ask, ChatBot, ChatCore
 from bot.chat.flags.emoji import EMOJI_NAMES
@@ -26,6 +27,7 @@ from bot.chat.tasks import report
 from bot.core.day_window import zone
 from bot.core.errors import ConfigurationError
 from bot.core.models import Digest, DigestEntry, Flag, Platform, PostRecord, RevisionOutcome
+from bot.core.search import AskAnswer, FoundPR, SearchTerms
 from bot.core.settings import Settings
 from bot.digest.service import DigestService
 from bot.ports.chat import Posted, Reaction
@@ -41,6 +43,7 @@ THREAD_TYPES = (
 )
 RECENT_DAYS = 7  # dates offered by /digest's autocomplete besides today and yesterday
 SUBSCRIPTION_WORDS = ("subscribe", "unsubscribe", "subscriptions")
+SEARCH_WORDS = ("search", "ask")
 # What posting a digest takes in a channel (the invite asks for these, plus add_reactions).
 POSTING_PERMISSIONS = (
     "send_messages",
@@ -61,6 +64,8 @@ def digest_text(day: str | None, repo: str | None) -> str:
     words = (day or "").split()
     if repo and words and words[0].lower() in SUBSCRIPTION_WORDS:
         return " ".join([words[0], repo, *words[1:]])
+    if repo and words and words[0].lower() in SEARCH_WORDS:  # a search's words stay words
+        return " ".join([*words, f"repo:{repo}"])
     return " ".join(part for part in (day, repo) if part)
 
 
@@ -143,6 +148,10 @@ class DiscordBot(ChatBot, discord.Client):
         for callback in self.on_ready_callbacks:
             callback(self)
         self.on_ready_callbacks.clear()  # on_ready fires again after a reconnect
+
+    async def is_connected(self) -> bool:
+        """Whether the gateway's WebSocket is open now (between a drop and its resume, not)."""
+        return not self.is_closed() and self.ws is not None and self.ws.open
 
     async def close(self) -> None:
         """Let re-checks in flight finish (for `shutdown_grace` seconds), cancel the rest,
@@ -318,6 +327,8 @@ class DiscordDigestReply(_DiscordReply):
             await self.interaction.response.defer(ephemeral=True, thinking=True)
 
     async def error(self, text: str) -> None:
+        if not self.interaction.response.is_done():  # a search answers without deferring
+            return await self.answer(text)
         await self.finish(text)
 
     def not_here(self) -> str | None:
@@ -338,6 +349,28 @@ class DiscordDigestReply(_DiscordReply):
         # The interaction says what the bot may do in this channel: a digest needs all of it.
         allowed = self.interaction.app_permissions
         return all(getattr(allowed, name) for name in POSTING_PERMISSIONS)
+
+    async def found(self, terms: SearchTerms, results: Sequence[FoundPR]) -> None:
+        """The results as the interaction's response, seen only by who searched."""
+        message = render_search.search_message(terms, results)
+        send = (
+            self.interaction.followup.send
+            if self.interaction.response.is_done()
+            else self.interaction.response.send_message
+        )
+        await send(
+            message.content, embeds=_embeds(message), ephemeral=True, allowed_mentions=NO_MENTIONS
+        )
+
+    async def answered(self, answer: AskAnswer) -> None:
+        """The answer, in place of "thinking…"."""
+        message = render_search.answer_message(answer)
+        try:
+            await self.interaction.edit_original_response(
+                content=message.content, embeds=_embeds(message), allowed_mentions=NO_MENTIONS
+            )
+        except discord.HTTPException as exc:
+            log.warning("could not show the /digest ask answer: %s", exc)
 
 
 class DiscordSummaryReply(_DiscordReply):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import tzinfo
 from typing import Any
 
@@ -25,6 +25,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack import render
 from adapters.slack.render import SlackMessage, escape
+from adapters.slack.render import search as render_search
 from adapters.slack.transport import PLATFORM, SlackTransport, make_client
 from adapters.slack.users import UserNames
 from bot.chat.core import Ask, ChatBot, ChatCore
@@ -38,6 +39,7 @@ from bot.core.models import (
     PostRecord,
     RevisionOutcome,
 )
+from bot.core.search import AskAnswer, FoundPR, SearchTerms
 from bot.core.settings import Settings
 from bot.digest.service import DigestService
 from bot.ports.chat import Posted, Reaction
@@ -119,6 +121,11 @@ class SlackBot(ChatBot):
         self.app.event("reaction_added")(self.on_reaction_added)
         self.app.event("reaction_removed")(self.on_reaction_removed)
         self.app.error(self.on_error)
+        self.socket_mode: Any = None  # the Socket Mode client once connected (None over HTTP)
+
+    async def is_connected(self) -> bool:
+        """Over Socket Mode, whether its WebSocket is open now (it reconnects by itself)."""
+        return self.socket_mode is None or await self.socket_mode.is_connected()
 
     # -- background work ---------------------------------------------------------------------
 
@@ -221,6 +228,15 @@ class SlackDigestReply(_SlackReply):
 
     async def can_post(self) -> bool:
         return await self.bot.transport.is_member(self.channel)
+
+    async def found(self, terms: SearchTerms, results: Sequence[FoundPR]) -> None:
+        await self._say_message(render_search.search_message(terms, results))
+
+    async def answered(self, answer: AskAnswer) -> None:
+        await self._say_message(render_search.answer_message(answer))
+
+    async def _say_message(self, message: SlackMessage) -> None:
+        await self._say(message.text, blocks=message.blocks, unfurl_links=False)
 
 
 class SlackSummaryReply(_SlackReply):
@@ -411,11 +427,13 @@ async def run_slack(
     pace: float | None = None,
     started: Callable[[SlackBot], None] | None = None,
     bot: SlackBot | None = None,
+    routes: Callable[[web.Application], None] | None = None,
 ) -> None:
     """Run the Slack bot until cancelled: Socket Mode by default, or HTTP on `port`.
 
     Pass `bot` to run one built beforehand (e.g. whose `poster` a scheduler also uses);
-    `started` is called once the bot is connected (or listening), for callers that wait.
+    `started` is called once the bot is connected (or listening), for callers that wait;
+    `routes` adds the process' own routes (/healthz, /metrics) to the HTTP server.
     """
     check_settings(settings, http=http)
     bot = bot or create_bot(settings, service, store, pace=pace)
@@ -428,7 +446,7 @@ async def run_slack(
     closers: list[Callable[[], Awaitable[None]]] = []
     try:
         if http:
-            closers.append(await _listen_http(bot, host, port))
+            closers.append(await _listen_http(bot, host, port, routes))
             log.info("Slack bot listening on http://%s:%d%s", host, port, EVENTS_PATH)
         else:
             closers.append(await _connect_socket_mode(bot, settings.slack_app_token or ""))
@@ -445,9 +463,13 @@ async def run_slack(
         await bot.aclose()
 
 
-async def _listen_http(bot: SlackBot, host: str, port: int) -> Callable[[], Awaitable[None]]:
+async def _listen_http(
+    bot: SlackBot, host: str, port: int, routes: Callable[[web.Application], None] | None = None
+) -> Callable[[], Awaitable[None]]:
     # Bolt's own aiohttp app (signature checks included), run on our loop, not its own.
     server = AsyncSlackAppServer(port=port, path=EVENTS_PATH, app=bot.app, host=host)
+    if routes is not None:
+        routes(server.web_app)
     runner = web.AppRunner(server.web_app)
     await runner.setup()
     site = web.TCPSite(runner, host, port)
@@ -473,4 +495,5 @@ async def _connect_socket_mode(bot: SlackBot, app_token: str) -> Callable[[], Aw
             "it must be an app-level token with connections:write"
         ) from None
     await handler.connect_async()
+    bot.socket_mode = handler.client
     return handler.close_async

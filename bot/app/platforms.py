@@ -31,6 +31,7 @@ class RunOptions:
 
     http: bool = False  # Slack: HTTP at /slack/events instead of Socket Mode
     port: int = 3000
+    routes: Callable[[Any], None] | None = None  # adds /healthz and /metrics to the HTTP app
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ def _slack_bot(settings: Settings, service: DigestService, store: Store, core: C
 async def _run_slack(bot: Any, settings: Settings, options: RunOptions, started: Started):
     await run_slack(
         settings, bot.service, bot.store, http=options.http, port=options.port, bot=bot,
-        started=started,
+        started=started, routes=options.routes,
     )  # fmt: skip
 
 

@@ -1,4 +1,5 @@
-"""`prdigest run`: the configured chat platforms and the scheduler, on one event loop.
+"""`prdigest run`: the configured chat platforms and the scheduler, on one event loop, with
+`/healthz` and `/metrics` (`bot.app.health`) on PRDIGEST_METRICS_PORT and the `--http` port.
 
 Stops cleanly on SIGINT and SIGTERM: the tasks are cancelled, each adapter closes its
 connection and finishes or abandons the message in flight (the posts table makes either safe),
@@ -14,7 +15,9 @@ import signal
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from bot.app import health as health_server
 from bot.app.bots import NOTHING_CONFIGURED, App, build_app
+from bot.app.doctor.runner import check_at_start
 from bot.app.platforms import RunOptions
 from bot.chat.posting import resume_unfinished
 from bot.core.errors import StorageError
@@ -35,20 +38,29 @@ async def run_bot(
     http: bool = False,
     port: int = 3000,
     on_started: Callable[[str], None] | None = None,
+    on_listening: Callable[[str], None] | None = None,
 ) -> None:
+    """Run until SIGINT/SIGTERM. `on_started(platform)` is called as each platform connects,
+    `on_listening(url)` once `/healthz` and `/metrics` listen on PRDIGEST_METRICS_PORT."""
     app = build_app(settings)
+    connections = Connections(app)
+    health = health_server.Health(app.store, connections.states)
     try:
         await check_configured_owners(
             app.subscriptions.configured, app.service.owners, _config_name(settings)
         )
+        metrics_runner = await _serve_metrics(settings, health, on_listening)
     except BaseException:
         await app.service.aclose()
         app.store.close()
         raise
-    background: set[asyncio.Task[Any]] = set()
+    background: set[asyncio.Task[Any]] = {asyncio.ensure_future(health.watch.run())}
+    # prdigest doctor's checks, in the background: each failure is one warning in the log.
+    background.add(asyncio.ensure_future(check_at_start(settings)))
 
     def connected(platform: Platform) -> None:
         log.info("%s connected", platform)
+        connections.started.add(platform)
         if on_started:
             on_started(platform)
         # Once connected, finish any digest a crash left half-posted (no duplicates: the
@@ -57,13 +69,13 @@ async def run_bot(
         background.add(task)
         task.add_done_callback(background.discard)
 
-    options = RunOptions(http=http, port=port)
-    tasks = [
-        asyncio.ensure_future(
+    # --http: Slack's server answers /healthz and /metrics beside /slack/events.
+    options = RunOptions(http=http, port=port, routes=health.add_routes if http else None)
+    for entry, bot in app.entries():
+        connections.tasks[entry.platform] = asyncio.ensure_future(
             entry.run(bot, settings, options, lambda _bot, p=entry.platform: connected(p))
         )
-        for entry, bot in app.entries()
-    ]
+    tasks = list(connections.tasks.values())
     try:
         await _until_stopped(app, tasks)
     finally:
@@ -72,8 +84,41 @@ async def run_bot(
         for task in pending:
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
+        if metrics_runner is not None:
+            await metrics_runner.cleanup()
         await app.service.aclose()
         app.store.close()
+
+
+class Connections:
+    """Which configured platforms are connected: their `started` callback came, their task
+    still runs, and their bot, where it can tell, still holds its connection."""
+
+    def __init__(self, app: App):
+        self.app = app
+        self.started: set[Platform] = set()
+        self.tasks: dict[Platform, asyncio.Future[None]] = {}
+
+    async def states(self) -> dict[str, bool]:
+        found = {}
+        for platform, bot in self.app.bots.items():
+            task = self.tasks.get(platform)
+            running = platform in self.started and task is not None and not task.done()
+            found[str(platform)] = running and await bot.is_connected()
+        return found
+
+
+async def _serve_metrics(
+    settings: Settings, health: health_server.Health, on_listening: Callable[[str], None] | None
+) -> Any:
+    """/healthz and /metrics on PRDIGEST_METRICS_PORT, if it is set; the server's runner."""
+    if settings.metrics_port is None:
+        return None
+    runner, url = await health_server.serve(health, settings.metrics_host, settings.metrics_port)
+    log.info("serving /healthz and /metrics at %s", url)
+    if on_listening:
+        on_listening(url)
+    return runner
 
 
 def _config_name(settings: Settings) -> str:

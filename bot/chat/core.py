@@ -16,10 +16,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from bot.chat.acks import timed
 from bot.chat.commands import (
+    AskRequest,
     Budget,
     ChatCommands,
     PRRequest,
+    SearchRequest,
     SubscriptionCommand,
 )
 from bot.chat.flags.emoji import FlagEmojis
@@ -28,13 +31,14 @@ from bot.chat.flags.record import FlagRecords
 from bot.chat.flags.revisions import RevisionService
 from bot.chat.healing import Healer
 from bot.chat.posting import DigestPoster
+from bot.chat.search import SearchFlows
 from bot.chat.styles import DigestStyles
 from bot.chat.subscribe import handle_subscription_command
 from bot.chat.tasks import Tasks, report
 from bot.core import llm_work
 from bot.core.errors import PRDigestError
 from bot.core.models import DigestEntry, PostKind, PostStatus
-from bot.core.scope import DigestScope
+from bot.core.scope import DigestScope, TagRange
 from bot.core.settings import Settings
 from bot.digest.service import DigestService
 from bot.ports.chat import DigestReply, PlatformAnswers, SummaryReply, Transport
@@ -80,6 +84,7 @@ class ChatCore:
         self.revisions = RevisionService(store, service, settings)
         self.subscriptions = SubscriptionStore(store)
         self.healer = Healer(service)
+        self.searches = SearchFlows(service, settings, self.commands)  # search and ask
 
     def room(
         self, transport: Transport, label: str, answers: PlatformAnswers, *, inline: bool = False
@@ -93,16 +98,21 @@ class ChatCore:
     # -- /digest ---------------------------------------------------------------------------
 
     async def digest(self, room: ChatRoom, ask: Ask, reply: DigestReply) -> None:
+        reply = timed(reply, room.platform, "digest")  # prdigest_command_ack_seconds
         try:
             request = self.commands.digest_request(ask.text, ask.channel)
         except PRDigestError as exc:
             return await reply.answer(str(exc))
         if isinstance(request, SubscriptionCommand):
             return await self._subscription(room, ask, request, reply)
+        if isinstance(request, SearchRequest):
+            return await self.searches.search(room, ask.channel, request, reply)
+        if isinstance(request, AskRequest):
+            return await self.searches.ask(room, ask.channel, ask.user, request, reply)
         refusal = reply.not_here()
         if refusal:
             return await reply.answer(refusal)
-        day, tz_name = request.shown_day, request.window.tz_name
+        day, tz_name = request.shown_day, request.tz_name
         await self._ready_for_links(room)
         link = await self.store.aio.read(self._already_posted, room, ask.channel, request)
         if link and await reply.already(request.repo, day, tz_name, link):
@@ -144,20 +154,24 @@ class ChatCore:
         """How each channel shows a digest: its subscription's style, else the defaults."""
         return DigestStyles(self.settings, self.scheduler.subscriptions if self.scheduler else None)
 
-    def _already_posted(self, room: ChatRoom, channel: str, request: DigestScope) -> str | None:
+    def _already_posted(
+        self, room: ChatRoom, channel: str, request: DigestScope | TagRange
+    ) -> str | None:
         """A link to the thread when the day's digest is complete here: no work at all. A
         thread with replies posted as "Summary unavailable" has work: their PRs are tried
         again, and the replies healed."""
-        numbers = self.store.get_day(request.repo, request.window)
+        # Only a whole day's thread is checked against its PRs; a rollup's has its own steps.
+        whole = request.is_whole_day and isinstance(request, DigestScope)
+        numbers = self.store.get_day(request.repo, request.window) if whole else None
         link = room.poster.finished_link(channel, request.repo, request.post_key, numbers)
         failed = self.store.failed_replies(room.platform, channel, request.repo, request.post_key)
         return None if failed else link
 
     async def _post_digest(
-        self, room: ChatRoom, ask: Ask, request: DigestScope, reply: DigestReply,
+        self, room: ChatRoom, ask: Ask, request: DigestScope | TagRange, reply: DigestReply,
         budget: Budget,
     ) -> None:  # fmt: skip
-        day, tz_name = request.shown_day, request.window.tz_name
+        day, tz_name = request.shown_day, request.tz_name
         try:
             with self._spending(budget):
                 await room.ready()
@@ -206,6 +220,7 @@ class ChatCore:
     # -- /prsummary ------------------------------------------------------------------------
 
     async def prsummary(self, room: ChatRoom, ask: Ask, reply: SummaryReply) -> None:
+        reply = timed(reply, room.platform, "prsummary")  # prdigest_command_ack_seconds
         try:
             request = self.commands.pr_request(ask.text, ask.channel)
             # An answer needing no call at all is not rate limited.
@@ -316,3 +331,8 @@ class ChatBot:
     async def drain(self, timeout: float | None = None) -> None:
         """Wait until every task started by a listener has finished."""
         await self.room.tasks.drain(timeout)
+
+    async def is_connected(self) -> bool:
+        """Whether the platform's connection is up now, for /healthz (a bot that can tell
+        says so; this one only knows it was started)."""
+        return True

@@ -16,6 +16,7 @@ from datetime import date, datetime, timedelta, tzinfo
 
 from bot.chat.styles import DigestStyles
 from bot.core.day_window import zone
+from bot.core.metrics import DIGESTS_POSTED
 from bot.core.models import (
     Digest,
     DigestEntry,
@@ -171,7 +172,10 @@ class DigestPoster:
         lock = self._locks.setdefault(key, asyncio.Lock())
         await self.identified()  # an "already posted" answer sends nothing, yet links
         async with lock:
-            return await self._post(channel, digest, quiet)
+            outcome = await self._post(channel, digest, quiet)
+        if outcome.status in (PostStatus.POSTED, PostStatus.RESUMED):  # out in full, just now
+            DIGESTS_POSTED.labels(platform=str(self.platform)).inc()
+        return outcome
 
     async def _post(self, channel: str, digest: Digest, quiet: str = "post") -> PostOutcome:
         was_complete = await self.store.aio.read(self.is_complete, channel, digest)

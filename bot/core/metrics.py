@@ -2,12 +2,26 @@
 
 One registry for the process, so `/metrics` shows exactly these series (not the default
 process collectors of a library that happens to be imported). The names are a contract:
-dashboards and alerts are written against them.
+dashboards and alerts are written against them. Imported only by the code that counts (the
+LLM client, posting, the chat core, the health server), never by `prdigest report`, so a
+stored day still starts without prometheus-client.
 """
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    disable_created_metrics,
+    generate_latest,
+)
+
+# No `*_created` series beside each counter: the start time of a label set is noise on a
+# dashboard, and it doubles what a scrape carries.
+disable_created_metrics()
 
 REGISTRY = CollectorRegistry(auto_describe=True)
 
@@ -47,3 +61,23 @@ COMMAND_ACK_SECONDS = Histogram(
     buckets=(0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0),
     registry=REGISTRY,
 )
+
+# What an LLM request's outcome label says: answered (2xx), refused or failed (an HTTP error
+# status, a connection that failed), or no answer in time.
+OK, ERROR, TIMEOUT = "ok", "error", "timeout"
+
+
+def exposition() -> tuple[bytes, str]:
+    """The registry as Prometheus text, and its content type: the body of `/metrics`."""
+    return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
+
+
+def sample(name: str, **labels: str) -> float:
+    """One series' current value (0 when it has no sample yet): for tests and benches that
+    compare counts before and after."""
+    return REGISTRY.get_sample_value(name, labels) or 0.0
+
+
+def total(name: str) -> float:
+    """The sum of a series over all its label sets (a counter's `_total`, say)."""
+    return sum(s.value for metric in REGISTRY.collect() for s in metric.samples if s.name == name)

@@ -52,6 +52,7 @@ from bot.ports.schedule import SubscriptionSource
 from bot.schedule.subscriptions import Subscriptions
 from bot.store.lease import Lease
 from bot.store.subscriptions import SubscriptionStore
+from bot.store.upkeep import Cutoffs, Pruned
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +67,10 @@ RETRY_FIRST_SECONDS = 60.0
 RETRY_MAX_SECONDS = 3600.0
 # How often the heartbeat looks for failed summaries whose background retry is due.
 HEAL_CHECK_SECONDS = 60.0
+# The daily prune of old data (`bot.store.upkeep`): first this long after the start, so a
+# restart loop never prunes at every start, then once a day.
+PRUNE_FIRST_SECONDS = 600.0
+PRUNE_EVERY_SECONDS = 24 * 3600.0
 
 Clock = Callable[[], datetime]
 Sleep = Callable[[float], Awaitable[None]]
@@ -152,6 +157,15 @@ class DigestScheduler:
             name="lease and catch-up",
             misfire_grace_time=None,  # always run when late: being late is why it exists
         )
+        self.scheduler.add_job(
+            self._prune_job,
+            IntervalTrigger(
+                seconds=PRUNE_EVERY_SECONDS, timezone=UTC,
+                start_date=self.clock() + timedelta(seconds=PRUNE_FIRST_SECONDS),
+            ),
+            id="prune",
+            name="prune old data",
+        )  # fmt: skip
         await self._take_lease()
         self._sync()
         # A task stop() can cancel; asyncio.wait returns then, without raising into the caller.
@@ -303,6 +317,28 @@ class DigestScheduler:
                     platform, type(exc).__name__, str(exc)[:200],
                 )  # fmt: skip
         return healed
+
+    async def _prune_job(self) -> None:
+        self._spawn(self.prune(), "prune")
+
+    async def prune(self) -> Pruned:
+        """The daily prune: LLM prompts and answers older than PRDIGEST_LLM_LOG_DAYS lose their
+        bodies (their figures stay), old CODEOWNERS texts go; batch by batch on the store's
+        writer thread, by the lease's holder only. A failure is one log line."""
+        if self._stopping or not await self._take_lease():
+            return Pruned()
+        cutoffs = Cutoffs.at(self.clock(), self.settings.llm_log_days)
+        try:
+            pruned = await self.service.store.prune_off_loop(cutoffs)
+        except StorageError as exc:  # tomorrow's prune drops it instead
+            log.warning("prune: %s, nothing dropped; tried again tomorrow", exc.reason)
+            return Pruned()
+        if not pruned.nothing:  # one line per action: a day with nothing old says nothing
+            log.info(
+                "pruned llm_calls_thinned=%d bytes=%d codeowners=%d",
+                pruned.calls_thinned, pruned.body_bytes, pruned.codeowners,
+            )  # fmt: skip
+        return pruned
 
     async def _beat(self) -> None:
         if await self._take_lease():

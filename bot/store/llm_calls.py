@@ -1,12 +1,17 @@
 """The `llm_calls` table: every prompt and response, as llm logs them.
 
 A summarizer's answer (and its failure) carries the calls that made it; whoever keeps the
-answer writes them, a summary's in the transaction that stores it (`save_summary`)."""
+answer writes them, a summary's in the transaction that stores it (`save_summary`).
+
+Prompts and answers are kept for PRDIGEST_LLM_LOG_DAYS, then thinned: the row stays with its
+figures (model, purpose, tokens, duration, error, time, PR) and loses its `messages` and
+`response`, 10 KB a call that a busy repository would otherwise pile up by the gigabyte."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from sqlite_utils import Database
 
@@ -39,6 +44,18 @@ def _row(call: LLMCall) -> dict:
         "duration_ms": call.duration_ms,
         "created_at": iso(call.created_at or utcnow()),
     }
+
+
+# Still holding a body, oldest first: the partial index idx_llm_calls_bodies serves it.
+_WITH_BODY = "(messages IS NOT NULL OR response IS NOT NULL)"
+
+
+@dataclass(frozen=True)
+class Thinned:
+    """Calls whose prompt and answer were (or would be) dropped, and those bodies' bytes."""
+
+    calls: int = 0
+    bytes: int = 0
 
 
 class LLMCallTables(Tables):
@@ -86,3 +103,33 @@ class LLMCallTables(Tables):
             [model, purpose, limit],
         )
         return [ms / 1000 for (ms,) in rows.fetchall()]
+
+    @writes
+    def thin_llm_calls(self, before: str, limit: int = 500) -> Thinned:
+        """Drop the prompts and answers of at most `limit` calls made before `before` (an ISO
+        time), oldest first, keeping each call's figures: one short transaction, so a caller
+        thinning a year goes batch by batch and never holds the write lock for long."""
+        with self.transaction():
+            rows = self._with_body(before, limit)
+            ids = [row_id for row_id, _ in rows]
+            if ids:
+                self.db.execute(
+                    "UPDATE llm_calls SET messages = NULL, response = NULL"
+                    f" WHERE id IN ({', '.join('?' * len(ids))})",
+                    ids,
+                )
+        return Thinned(len(rows), sum(size for _, size in rows))
+
+    @reads
+    def llm_bodies_before(self, before: str) -> Thinned:
+        """What thinning at `before` would drop: calls and bytes (`prdigest prune --dry-run`)."""
+        rows = self._with_body(before, -1)
+        return Thinned(len(rows), sum(size for _, size in rows))
+
+    def _with_body(self, before: str, limit: int) -> list[tuple[int, int]]:
+        return self.db.execute(
+            "SELECT id, coalesce(length(CAST(messages AS BLOB)), 0)"
+            " + coalesce(length(CAST(response AS BLOB)), 0) FROM llm_calls"
+            f" WHERE created_at < ? AND {_WITH_BODY} ORDER BY created_at LIMIT ?",
+            [before, limit],
+        ).fetchall()

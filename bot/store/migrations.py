@@ -9,6 +9,8 @@ from __future__ import annotations
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
+from bot.store.search_index import create_search_index_v1
+
 migrations = Migrations("prdigest")
 
 
@@ -321,3 +323,23 @@ def m011_summary_facts(db: Database) -> None:
     # The change facts (definitions, signatures, settings, files) code read from the diff and
     # gave the model before any diff text, as JSON: what a summary can be checked against.
     db["summaries"].add_column("facts", str)
+
+
+@migrations()
+def m012_llm_log_age(db: Database) -> None:
+    # The LLM call log keeps prompts and answers for PRDIGEST_LLM_LOG_DAYS, then only the
+    # figures: the calls still holding a body, by age, are what a prune reads (an index of
+    # the few weeks kept, not of the year).
+    db.execute(
+        "CREATE INDEX idx_llm_calls_bodies ON llm_calls (created_at)"
+        " WHERE messages IS NOT NULL OR response IS NOT NULL"
+    )
+    # One row `/healthz` rewrites to prove the database takes writes.
+    db["health"].create({"name": str, "checked_at": str}, pk="name")
+
+
+@migrations()
+def m013_search_index(db: Database) -> None:
+    # `prdigest search`, `/digest search` and ask: every stored merged PR in a full-text
+    # index, filled now from what is stored and kept in step by triggers from here on.
+    create_search_index_v1(db)

@@ -30,8 +30,10 @@ from bot.store.migrations import migrations
 from bot.store.overviews import OverviewTables
 from bot.store.posts import PostTables
 from bot.store.prs import PRTables
+from bot.store.search_index import SearchTables
 from bot.store.summaries import SummaryTables
 from bot.store.threads import Awaited, StoreMethod
+from bot.store.upkeep import UpkeepTables
 
 __all__ = ["OffLoop", "StorageError", "Store"]
 
@@ -51,6 +53,8 @@ class Store(
     FlagTables,
     OverviewTables,
     CodeOwnersTables,
+    UpkeepTables,
+    SearchTables,
 ):
     def __init__(self, path: str | Path):
         """Open (creating if needed) the database at `path` and bring its schema up to date.

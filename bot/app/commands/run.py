@@ -28,5 +28,8 @@ async def command(ctx: click.Context, http_mode: bool, port: int) -> int:
         http=http_mode,
         port=port,
         on_started=lambda platform: click.echo(f"Connected to {platform}.", err=True),
+        on_listening=lambda url: click.echo(
+            f"Health and metrics: {url}/healthz, {url}/metrics", err=True
+        ),
     )
     return 0

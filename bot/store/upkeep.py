@@ -1,0 +1,155 @@
+"""Keeping a year on one disk, and proving the disk takes writes.
+
+A prune drops what nobody reads again, and nothing else:
+- the prompts and answers of LLM calls older than PRDIGEST_LLM_LOG_DAYS (their figures stay:
+  model, purpose, tokens, duration, error, time), the one table that grows by the gigabyte;
+- CODEOWNERS texts read more than a week ago (only the current day's is ever read).
+
+Summaries (every version, superseded ones included), posts, flags, PRs and their files are
+never pruned: a year of summaries is the team's memory, and the posts table is what makes a
+post idempotent. The scheduler prunes once a day, batch by batch on the store's writer thread;
+`prdigest prune` does the same, and VACUUMs when that gives back a worthwhile share of the file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from bot.store.base import Tables, iso
+from bot.store.llm_calls import LLMCallTables
+from bot.store.threads import reads, writes
+
+CODEOWNERS_DAYS = 7
+BATCH = 500  # calls thinned per transaction: a few MB, a fraction of a second
+# VACUUM (which rewrites the whole file) only when it gives back this share of the file and at
+# least this many bytes; otherwise SQLite reuses the free pages for the next rows anyway.
+VACUUM_SHARE = 0.2
+VACUUM_BYTES = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Pruned:
+    """What a prune dropped (or, dry, would drop)."""
+
+    calls_thinned: int = 0
+    body_bytes: int = 0  # the prompts' and answers' own bytes
+    codeowners: int = 0  # old CODEOWNERS texts
+
+    def __add__(self, other: Pruned) -> Pruned:
+        return Pruned(
+            self.calls_thinned + other.calls_thinned,
+            self.body_bytes + other.body_bytes,
+            self.codeowners + other.codeowners,
+        )
+
+    @property
+    def nothing(self) -> bool:
+        return not (self.calls_thinned or self.codeowners)
+
+
+@dataclass(frozen=True)
+class FileSize:
+    """The database file as SQLite sees it: its pages, and those free for reuse."""
+
+    bytes: int
+    free_bytes: int
+
+    @property
+    def worth_vacuum(self) -> bool:
+        return self.free_bytes >= max(VACUUM_BYTES, self.bytes * VACUUM_SHARE)
+
+
+@dataclass(frozen=True)
+class Cutoffs:
+    """The instants before which each kind of old data goes, as the tables store time."""
+
+    calls: str  # ISO time: llm_calls.created_at
+    codeowners: str  # ISO date: codeowners.fetched_day
+
+    @classmethod
+    def at(cls, now: datetime, llm_log_days: int) -> Cutoffs:
+        now = now.astimezone(UTC)
+        calls = iso(now - timedelta(days=max(0, llm_log_days)))
+        assert calls is not None
+        return cls(calls, (now - timedelta(days=CODEOWNERS_DAYS)).date().isoformat())
+
+
+class UpkeepTables(Tables):
+    aio: Any  # the store from async code (`bot.store.store.OffLoop`)
+
+    @writes
+    def prune_step(self, cutoffs: Cutoffs, limit: int = BATCH) -> Pruned:
+        """One batch of the prune, as one transaction: at most `limit` calls thinned, and the
+        old CODEOWNERS texts."""
+        with self.transaction():
+            thinned = LLMCallTables.thin_llm_calls(self, cutoffs.calls, limit)
+            dropped = self.db.execute(
+                "DELETE FROM codeowners WHERE fetched_day < ?", [cutoffs.codeowners]
+            ).rowcount
+        return Pruned(thinned.calls, thinned.bytes, dropped)
+
+    @reads
+    def prunable(self, cutoffs: Cutoffs) -> Pruned:
+        """What a prune at `cutoffs` would drop, without dropping it."""
+        bodies = LLMCallTables.llm_bodies_before(self, cutoffs.calls)
+        (old,) = self.db.execute(
+            "SELECT count(*) FROM codeowners WHERE fetched_day < ?", [cutoffs.codeowners]
+        ).fetchone()
+        return Pruned(bodies.calls, bodies.bytes, old)
+
+    @reads
+    def file_size(self) -> FileSize:
+        page = self.db.execute("PRAGMA page_size").fetchone()[0]
+        pages = self.db.execute("PRAGMA page_count").fetchone()[0]
+        free = self.db.execute("PRAGMA freelist_count").fetchone()[0]
+        return FileSize(page * pages, page * free)
+
+    @writes
+    def vacuum(self) -> None:
+        """Rewrite the file without its free pages (and fold the WAL back into it)."""
+        self.db.execute("VACUUM")
+        self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    @writes
+    def touch_health(self, name: str, at: datetime) -> None:
+        """Rewrite `name`'s row of the health table: proof that the database takes writes."""
+        with self.transaction():
+            self.db.execute(
+                "INSERT INTO health (name, checked_at) VALUES (?, ?)"
+                " ON CONFLICT(name) DO UPDATE SET checked_at = excluded.checked_at",
+                [name, iso(at)],
+            )
+
+    @reads
+    def unhealed_replies(self, since: datetime) -> int:
+        """Digest replies posted as "Summary unavailable" since `since` and not healed yet:
+        those the retries still work on (older ones heal only if their day is built again)."""
+        (count,) = self.db.execute(
+            "SELECT count(*) FROM posts WHERE kind = 'pr' AND unsummarized = 1"
+            " AND message_id IS NOT NULL AND coalesce(posted_at, created_at) >= ?",
+            [iso(since)],
+        ).fetchone()
+        return count
+
+    def prune(self, cutoffs: Cutoffs) -> Pruned:
+        """Prune everything older than `cutoffs`, batch by batch (`prdigest prune`)."""
+        total = Pruned()
+        while True:
+            step = self.prune_step(cutoffs)
+            total += step
+            if step.calls_thinned < BATCH:
+                return total
+
+    async def prune_off_loop(self, cutoffs: Cutoffs) -> Pruned:
+        """The same from the event loop (the scheduler's daily prune): each batch on the
+        store's writer thread, so the loop never waits on it, a turn of the loop between."""
+        total = Pruned()
+        while True:
+            step = await self.aio.write(self.prune_step, cutoffs)
+            total += step
+            if step.calls_thinned < BATCH:
+                return total
+            await asyncio.sleep(0)
