@@ -37,4 +37,5 @@ def build_service(settings: Settings, store: Store | None = None) -> DigestServi
         summarizer_factory=lambda: DeferredSummarizer(llm),
         display_names=display_names(settings),
         area_map=load_area_map(settings),
+        range_max_days=settings.range_max_days,
     )

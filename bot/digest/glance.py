@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from bot.core.models import ChangeType, Digest, DigestEntry, RelatedPR, RelationKind
-from bot.core.scope import DigestScope
+from bot.core.scope import DigestScope, Span
 from bot.digest.areas import OTHER, group_areas
 from bot.digest.overview import rule_highlights
 
@@ -223,12 +223,57 @@ def week_days(digest: Digest) -> tuple[GlanceDay, ...]:
 
 
 def week_title(digest: Digest) -> str:
-    """`vllm weekly rollup · 2026-02-23 to 2026-03-01` (plain: the renderer escapes it); a
-    long name is cut so that the week still fits in a heading."""
+    """`vllm weekly rollup · 2026-02-23 to 2026-03-01`, a range's `vllm rollup · …` or a tag
+    range's `vllm v0.8.0..v0.9.0 rollup · …` (plain: the renderer escapes it); a long name
+    is cut so that the days still fit in a heading."""
     name = _one_line(digest.display_name)
     if len(name) > MAX_TITLE_NAME:
         name = name[: MAX_TITLE_NAME - 1].rstrip() + ELLIPSIS
-    return f"{name} weekly rollup · {span_text(digest, 'to')}"
+    return f"{name} {rollup_name(digest)} · {span_text(digest, 'to')}"
+
+
+def rollup_name(digest: Digest) -> str:
+    """What a rollup calls itself: "weekly rollup", "rollup", "v0.8.0..v0.9.0 rollup"."""
+    scope = DigestScope.of_digest(digest)
+    if scope.span == Span.RANGE:
+        return f"{scope.tags} rollup" if scope.tags else "rollup"
+    return "weekly rollup"
+
+
+def rollup_span(digest: Digest) -> str:
+    """What "within" a rollup means: "the week", "the range", or a tag range's tags."""
+    scope = DigestScope.of_digest(digest)
+    if scope.span == Span.RANGE:
+        return scope.tags or "the range"
+    return "the week"
+
+
+def rollup_when(digest: Digest) -> str:
+    """A rollup in a few words, as a thread's name says it: "week of 2026-02-23",
+    "2026-02-01 to 2026-02-14", "v0.8.0..v0.9.0"."""
+    scope = DigestScope.of_digest(digest)
+    if scope.span == Span.RANGE:
+        return scope.tags or span_text(digest, "to")
+    return f"week of {digest.window.day.isoformat()}"
+
+
+@dataclass(frozen=True)
+class GlanceUndo:
+    """A revert of a rollup that undoes a PR merged before it, and that PR."""
+
+    revert: GlancePR
+    undone: RelatedPR
+
+
+def earlier_reverts(digest: Digest) -> tuple[GlanceUndo, ...]:
+    """The reverts of a rollup whose reverted PR is not in it (merged before): with the pairs
+    (`Glance.reverts`), every revert of the rollup and what it undid; newest first."""
+    found = []
+    for entry in digest.entries:
+        for related in entry.related:
+            if related.kind == RelationKind.REVERTS and not related.same_day:
+                found.append(GlanceUndo(_item(entry, digest.links), related))
+    return tuple(found)
 
 
 def span_text(digest: Digest, joiner: str = "") -> str:

@@ -1,5 +1,5 @@
 """The Markdown report, in exactly the layout of the "Merged PR Report" users already read,
-and a weekly rollup's report (`render_week_report`).
+and a rollup's report (`render_week_report`): a week's, any range's, a tag range's.
 
 Pure functions: a Digest in, a string out.
 """
@@ -10,13 +10,17 @@ import re
 from datetime import tzinfo
 
 from bot.core.models import Digest, DigestEntry, PullRequest
+from bot.core.scope import DigestScope, Span
 from bot.core.untrusted import clean, clean_line
 from bot.digest.glance import (
     GlanceCounts,
     GlancePR,
+    GlanceUndo,
+    earlier_reverts,
     empty_note,
     glance,
     plural,
+    rollup_span,
     scope_note,
     span_text,
     week_days,
@@ -92,21 +96,14 @@ def _highlight_line(item: GlancePR) -> str:
 
 
 def render_week_report(digest: Digest) -> str:
-    """A weekly rollup as Markdown: the week and its zone, the total (and what a filter kept),
-    the counts, the PRs of each day (a table, each day linked to its thread when it has one),
-    of each area, the week's highlights and the reverts within it; then one section per area
-    listing its PRs one line each (number, title linked to the PR, headline), no summaries."""
-    window = digest.window
+    """A rollup as Markdown (a week's, a range's, a tag range's): its days and zone, the total
+    (and what a filter kept), the counts, the PRs of each day (a table, each day linked to its
+    thread when it has one), of each area, the highlights, the reverts within it and those of
+    earlier PRs with what they undid; then one section per area listing its PRs one line each
+    (number, title linked to the PR, headline), no summaries."""
     view = glance(digest)
     c = view.counts
-    lines = [
-        f"# {markdown_text(digest.display_name)} Weekly Merged PR Report",
-        "",
-        f"**Week:** {span_text(digest, 'to')} ({window.tz_name})",
-        "",
-        f"**Total Merged PRs:** {c.merged}",
-        "",
-    ]
+    lines = [*_rollup_head(digest), f"**Total Merged PRs:** {c.merged}", ""]
     note = scope_note(digest)
     if note:
         lines += [f"**Filter:** {note}", ""]
@@ -123,8 +120,10 @@ def render_week_report(digest: Digest) -> str:
         [f"- **{markdown_text(area.name)}** ({plural(area.count, 'PR')})" for area in view.areas],
     )
     lines += _section("## Highlights", [_highlight_line(item) for item in view.highlights])
+    within = markdown_text(rollup_span(digest))
+    lines += _section(f"## Reverted within {within}", [_highlight_line(i) for i in view.reverts])
     lines += _section(
-        "## Reverted within the week", [_highlight_line(item) for item in view.reverts]
+        "## Reverts of earlier PRs", [_undo_line(undo) for undo in earlier_reverts(digest)]
     )
     if not digest.entries:
         lines += [empty_note(digest), ""]
@@ -136,6 +135,28 @@ def render_week_report(digest: Digest) -> str:
                 lines.append(_week_line(entry))
         lines.append("")
     return "\n".join(lines)
+
+
+def _rollup_head(digest: Digest) -> list[str]:
+    """A rollup's title and the line that says its days: a week's as it always was."""
+    name, zone = markdown_text(digest.display_name), digest.window.tz_name
+    scope = DigestScope.of_digest(digest)
+    if scope.span != Span.RANGE:
+        return [f"# {name} Weekly Merged PR Report", "", f"**Week:** {span_text(digest, 'to')} ({zone})", ""]  # fmt: skip
+    days = f"{span_text(digest, 'to')} ({zone})"
+    if scope.tags:
+        tags = markdown_text(scope.tags)
+        days = f"{tags}: the PRs merged between the two tags, {days}"
+    return [f"# {name} Merged PR Rollup", "", f"**{'Tags' if scope.tags else 'Range'}:** {days}", ""]  # fmt: skip
+
+
+def _undo_line(undo: GlanceUndo) -> str:
+    revert, undone = undo.revert, undo.undone
+    merged = f" (merged {undone.merged_day})" if undone.merged_day else ""
+    return (
+        f"- [#{revert.number}]({revert.url}) {markdown_text(revert.title)} — undoes "
+        f"[#{undone.number}]({undone.url}) {markdown_text(undone.title)}{merged}"
+    )
 
 
 def _week_line(entry: DigestEntry) -> str:

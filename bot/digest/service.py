@@ -3,6 +3,10 @@
 Fetching is one sequential task (GitHub wants a client's requests one at a time); each PR's
 summary starts the moment its files are in, so fetching and summarizing overlap. Everything
 fetched or generated goes to the store first, so a second run makes no calls at all.
+
+A rollup (a week, any range of days, the PRs between two tags) builds its days the same way
+and rolls them up; `plan` tells, before any LLM call, which days are still to build and how
+many summaries that costs.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from bot.core import llm_work
 from bot.core.clock import utcnow
-from bot.core.day_window import is_complete
+from bot.core.day_window import is_complete, zone
 from bot.core.errors import ConfigurationError, NotFoundError, SourceError
 from bot.core.filters import SubscriptionFilter
 from bot.core.models import (
@@ -34,7 +38,7 @@ from bot.core.models import (
     WeekInfo,
 )
 from bot.core.reverts import is_revert
-from bot.core.scope import DigestScope, Span, post_key_of
+from bot.core.scope import DigestScope, Span, TagRange, post_key_of
 from bot.digest.areas import AreaMap, area_of, group_areas
 from bot.digest.filtering import filtered
 from bot.digest.overview import (
@@ -70,9 +74,38 @@ if TYPE_CHECKING:  # PyGithub takes 0.15 s to import: the source is made, and lo
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]  # (done, total)
-WeekProgress = Callable[[date, int, int], None]  # (day, done, total)
+WeekProgress = Callable[[date, int, int], None]  # (day, done, total): a rollup's days
 SummarizerFactory = Callable[[], Summarizer]
 T = TypeVar("T")
+RANGE_MAX_DAYS = 31  # PRDIGEST_RANGE_MAX_DAYS's default
+
+
+@dataclass(frozen=True)
+class DayPlan:
+    """One day of a rollup or a backfill, before it is built: counted by code, no LLM call."""
+
+    day: date
+    prs: int  # merged that day
+    new: int  # of them with no current summary (`current_summary`): one summary each
+    listed: bool  # its list of PRs was final and stored already
+
+    @property
+    def built(self) -> bool:
+        """Nothing left to fetch or summarize: building it again costs no call."""
+        return self.listed and not self.new
+
+
+@dataclass(frozen=True)
+class BuildPlan:
+    days: tuple[DayPlan, ...]
+
+    @property
+    def to_build(self) -> tuple[DayPlan, ...]:
+        return tuple(d for d in self.days if not d.built)
+
+    @property
+    def new_summaries(self) -> int:
+        return sum(d.new for d in self.days)
 
 
 @dataclass
@@ -84,6 +117,7 @@ class DigestService:
     summarizer_factory: SummarizerFactory
     display_names: Callable[[str], str] = lambda repo: repo.split("/")[-1]
     area_map: AreaMap | None = None  # prdigest.toml's [areas], over the default rules
+    range_max_days: int = RANGE_MAX_DAYS  # the longest range `build` rolls up
 
     def __post_init__(self) -> None:
         self._source: GitHubSource | None = None
@@ -93,6 +127,10 @@ class DigestService:
         self._fetching: dict[tuple[str, int], asyncio.Future[PullRequest]] = {}
         self._owners: CodeOwnersReader | None = None
         self._building: dict[tuple[str, date, str], asyncio.Future[Digest]] = {}
+        # Days `plan` listed from GitHub, for the build that follows: (repo, day, zone) ->
+        # (the repository as GitHub spells it, its PR numbers). Each is used once.
+        self._listed: dict[tuple[str, date, str], tuple[str, list[int]]] = {}
+        self._tag_commits: dict[tuple[str, str], frozenset[str]] = {}  # (repo, tags) -> SHAs
 
     @property
     def source(self) -> GitHubSource:
@@ -143,6 +181,9 @@ class DigestService:
     ) -> Digest:
         numbers = None if refresh else await self.store.aio.get_day(repo, window)
         info: RepoInfo | None = None
+        listed = self._listed.pop(_day_key(repo, window), None)
+        if numbers is None and listed is not None and not refresh:
+            repo, numbers = listed
         if numbers is None:
             info = await asyncio.to_thread(self.source.repository, repo)
             repo = info.full_name
@@ -173,7 +214,7 @@ class DigestService:
 
     async def build(
         self,
-        scope: DigestScope,
+        scope: DigestScope | TagRange,
         *,
         bots: frozenset[str] = frozenset(),
         refresh: bool = False,
@@ -181,12 +222,14 @@ class DigestService:
         week_progress: WeekProgress | None = None,
         glance: bool = True,
     ) -> Digest:
-        """The digest of `scope`, at a glance: the one place that tells a day from a week.
-        `glance=False` leaves a whole day as the seed report shows it (no areas, no
-        highlights). Concurrent builds of one day (subscriptions of one repository posting
-        at the same time) share one fetch and one set of summaries."""
-        if scope.span == Span.WEEK:
-            return await self.week(scope, bots=bots, progress=week_progress)
+        """The digest of `scope`, at a glance: the one place that tells a day from a rollup
+        (a week or a range; a tag range is resolved first). `glance=False` leaves a whole
+        day as the seed report shows it (no areas, no highlights). Concurrent builds of one
+        day (subscriptions of one repository posting at the same time) share one fetch and
+        one set of summaries."""
+        scope = await self.resolve(scope)
+        if scope.span != Span.DAY:
+            return await self.rollup(scope, bots=bots, progress=week_progress)
         day = await self._shared_day(scope.repo, scope.window, refresh, progress)
         if scope.filter.is_empty and not glance:
             return day
@@ -230,18 +273,22 @@ class DigestService:
         owners = await self.owners.require(day.repo) if flt.needs_codeowners else None
         return await self.at_a_glance(filtered(day, flt, owners, bots))
 
-    async def week(
+    async def rollup(
         self,
         scope: DigestScope,
         *,
         bots: frozenset[str] = frozenset(),
         progress: WeekProgress | None = None,
     ) -> Digest:
-        """The weekly rollup of the seven days of `scope`: the days not built yet are built
-        first (`progress(day, done, total)` follows each), the days already built cost no
-        per-PR call; the rollup itself is one overview call, cached like a day's."""
+        """The rollup of the days of `scope` (a week or a range; a tag range keeps only the
+        PRs between its tags): the days not built yet are built first (`progress(day, done,
+        total)` follows each), the days already built cost no per-PR call; the rollup itself
+        is one overview call, cached like a day's. A range longer than `range_max_days` is
+        refused before any call."""
+        scope.check_length(self.range_max_days)
         flt, repo = scope.filter, scope.repo
         owners = None
+        keep = await self._commits_between(scope) if scope.tags else None
         entries: list[DigestEntry] = []
         days: list[WeekDay] = []
         total = 0
@@ -250,6 +297,8 @@ class DigestService:
             tick = (lambda done, n, day=day: progress(day, done, n)) if progress else None
             built = await self._shared_day(repo, window, False, tick)
             repo = built.repo
+            if keep is not None:
+                built = replace(built, entries=_between(built.entries, keep))
             if flt.needs_codeowners and owners is None:
                 owners = await self.owners.require(repo)
             part = filtered(built, flt, owners, bots)
@@ -270,6 +319,52 @@ class DigestService:
             week=WeekInfo(tuple(days)),
         )
         return await self.at_a_glance(rollup, WEEK)
+
+    # -- a tag range -----------------------------------------------------------------------
+
+    async def resolve(self, scope: DigestScope | TagRange) -> DigestScope:
+        """A tag range as the range of days its two commits span (two GitHub calls, three
+        for a compare of more than 100 commits); any other scope as it is. The PRs between
+        the tags are the merged PRs of those days whose merge commit GitHub's compare of the
+        two tags lists, on the default branch; `rollup` keeps only those."""
+        if isinstance(scope, DigestScope):
+            return scope
+        info = await asyncio.to_thread(self.source.repository, scope.repo)
+        span = await asyncio.to_thread(self.source.tag_span, info, scope.base, scope.head)
+        self._tag_commits[(info.full_name.lower(), scope.tags)] = span.shas
+        tz = zone(scope.tz_name)
+        first, last = span.start.astimezone(tz).date(), span.end.astimezone(tz).date()
+        return scope.resolved(info.full_name, first, last)
+
+    async def _commits_between(self, scope: DigestScope) -> frozenset[str]:
+        key = (scope.repo.lower(), scope.tags)
+        if key not in self._tag_commits:  # resolved by another service: asked again
+            base, _, head = scope.tags.partition("..")
+            await self.resolve(TagRange(scope.repo, base, head, scope.tz_name))
+        return self._tag_commits[key]
+
+    # -- what building costs ---------------------------------------------------------------
+
+    async def plan(self, repo: str, windows: list[DayWindow]) -> BuildPlan:
+        """Which of these days are built, and what the others cost: each day not listed yet
+        is listed from GitHub now (one search, kept for the build that follows, so it is not
+        asked twice), and its PRs without a current summary are counted. No LLM call."""
+        plans = []
+        info: RepoInfo | None = None
+        for window in windows:
+            numbers = await self.store.aio.get_day(repo, window)
+            listed = numbers is not None
+            if numbers is None:
+                if info is None:
+                    info = await asyncio.to_thread(self.source.repository, repo)
+                numbers = await asyncio.to_thread(self.source.merged_numbers, info, window)
+                self._listed[_day_key(repo, window)] = (info.full_name, numbers)
+            new = await self.store.aio.read(self._count_new, repo, numbers)
+            plans.append(DayPlan(window.day, len(numbers), new, listed))
+        return BuildPlan(tuple(plans))
+
+    def _count_new(self, repo: str, numbers: list[int]) -> int:
+        return sum(self.needs_summary(repo, n) for n in numbers)
 
     @property
     def owners(self) -> CodeOwnersReader:
@@ -556,6 +651,15 @@ def _placeholder(repo: str, number: int) -> PullRequest:
         author="",
         state="merged",
     )
+
+
+def _day_key(repo: str, window: DayWindow) -> tuple[str, date, str]:
+    return (repo.lower(), window.day, window.tz_name)
+
+
+def _between(entries: tuple[DigestEntry, ...], commits: frozenset[str]) -> tuple[DigestEntry, ...]:
+    """The entries whose merge commit is one of `commits` (a tag range's compare)."""
+    return tuple(e for e in entries if (e.pr.merge_commit_sha or "").lower() in commits)
 
 
 def _in_window(pr: PullRequest, window: DayWindow) -> bool:

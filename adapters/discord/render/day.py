@@ -27,7 +27,7 @@ from adapters.discord.render.glance import (
 from adapters.discord.render.markdown import COLOURS, Message, literal, more_items, sanitize
 from adapters.discord.render.week import week_parent_message
 from bot.core.models import ChangeType, Digest
-from bot.digest.glance import Glance, empty_note, glance, plural
+from bot.digest.glance import Glance, empty_note, glance, plural, rollup_when
 
 GLANCE_TITLE = "The day at a glance"
 
@@ -83,7 +83,7 @@ def empty_message(digest: Digest) -> Message:
 def thread_name(digest: Digest) -> str:
     total = len(digest.entries)
     day = digest.window.day.isoformat()
-    when = f"week of {day}" if digest.week is not None else day
+    when = rollup_when(digest) if digest.week is not None else day
     name = f"{digest.display_name} {when} · {total} PRs"
     # Thread names are plain text, but a name is still shown in mentions and lists.
     return clip(sanitize(" ".join(name.split())), MAX_THREAD_NAME)

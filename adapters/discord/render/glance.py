@@ -20,6 +20,7 @@ from bot.digest.glance import (
     GlancePR,
     number_list,
     plural,
+    rollup_name,
     scope_filters,
     scope_note,
     span_text,
@@ -49,7 +50,8 @@ def parent_first_line(digest: Digest) -> str:
         return f"{line}{suffix}" if suffix else f"{line}."
     if digest.week is not None:
         return (
-            f"**{name}** · weekly rollup of pull requests merged into `{repo}` from {day}{suffix}"
+            f"**{name}** · {sanitize(rollup_name(digest))} of pull requests merged into `{repo}` "
+            f"from {day}{suffix}"
         )
     return f"**{name}** · pull requests merged into `{repo}` on {day}{suffix}"
 

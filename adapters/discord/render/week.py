@@ -1,12 +1,14 @@
-"""A weekly rollup's parent in Discord: the identifying first line, the counts (and the
-filter) and how to flag, then two embeds within 6000 characters together whatever the week.
-Its area replies are the grouped reply (`group.py`), one an area."""
+"""A rollup's parent in Discord (a week's, a range's, a tag range's): the identifying first
+line, the counts (and the filter) and how to flag, then two embeds within 6000 characters
+together whatever the range. Its area replies are the grouped reply (`group.py`), one an
+area."""
 
 from __future__ import annotations
 
 from adapters.discord.limits import (
     MAX_CONTENT,
     MAX_DESCRIPTION,
+    MAX_GLANCE_TEXT,
     MAX_HIGHLIGHTS_TEXT,
     MAX_MESSAGE_EMBEDS_TOTAL,
     MAX_TITLE,
@@ -19,13 +21,28 @@ from adapters.discord.limits import (
     text_length,
 )
 from adapters.discord.render.glance import areas_text, head_lines, highlight_line
-from adapters.discord.render.markdown import COLOURS, Message, masked_link, more_items, sanitize
+from adapters.discord.render.markdown import (
+    COLOURS,
+    Message,
+    literal,
+    masked_link,
+    more_items,
+    sanitize,
+)
 from bot.core.models import ChangeType, Digest
-from bot.digest.glance import GlanceDay, glance, week_days, week_title
+from bot.digest.glance import (
+    GlanceDay,
+    GlanceUndo,
+    earlier_reverts,
+    glance,
+    rollup_span,
+    week_days,
+    week_title,
+)
 
 
 def week_parent_message(digest: Digest, flag_emoji: str | None = None) -> Message:
-    """A weekly rollup's parent: the identifying first line, the counts (and the filter), how
+    """A rollup's parent: the identifying first line, the counts (and the filter), how
     to flag; then two embeds, within 6000 characters together whatever the week: the week
     (its PRs by day, each day linked to its thread when there is one, and by area, each
     linked to its reply once it exists), and its highlights and the reverts within it."""
@@ -51,17 +68,32 @@ def week_parent_message(digest: Digest, flag_emoji: str | None = None) -> Messag
     room = min(MAX_DESCRIPTION, MAX_MESSAGE_EMBEDS_TOTAL - embed_size(week))
     parts = []
     if view.highlights:
-        limit = min(MAX_HIGHLIGHTS_TEXT, room - (MIN_WEEK_REVERTS if view.reverts else 0))
+        reverts = view.reverts or earlier_reverts(digest)
+        limit = min(MAX_HIGHLIGHTS_TEXT, room - (MIN_WEEK_REVERTS if reverts else 0))
         lines = [highlight_line(item) for item in view.highlights]
         parts.append(bounded_lines("**Highlights**", lines, limit, more_items))
-    if view.reverts:
+    undone = [undo_line(u) for u in earlier_reverts(digest)]
+    if view.reverts or undone:
         limit = room - sum(text_length(p) + 2 for p in parts)
-        lines = [highlight_line(item) for item in view.reverts]
-        parts.append(bounded_lines("**Reverted within the week**", lines, limit, more_items))
+        lines = [highlight_line(item) for item in view.reverts] + undone
+        title = f"**Reverted within {literal(rollup_span(digest))}**"
+        parts.append(bounded_lines(title, lines, limit, more_items))
     embeds = [week]
     if parts:
         embeds.append({"description": "\n\n".join(parts), "color": COLOURS[ChangeType.SUBSTANTIAL]})
     return Message(content=content, embeds=tuple(embeds))
+
+
+def undo_line(undo: GlanceUndo) -> str:
+    """`• #B Revert "…" — undoes #A Title (merged 2026-01-20)`: a revert of an earlier PR."""
+    revert, undone = undo.revert, undo.undone
+    merged = f" (merged {undone.merged_day})" if undone.merged_day else ""
+    return (
+        f"• {masked_link(revert.link, f'#{revert.number}')} "
+        f"{literal(clip(revert.title, MAX_GLANCE_TEXT))} — undoes "
+        f"{masked_link(undone.url, f'#{undone.number}')} "
+        f"{literal(clip(undone.title, MAX_GLANCE_TEXT))}{merged}"
+    )
 
 
 def days_text(days: tuple[GlanceDay, ...]) -> str:

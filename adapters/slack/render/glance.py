@@ -57,10 +57,15 @@ def highlights_text(
     return bounded_lines("*Highlights*", lines, limit, lambda n: f"_…and {n} more_")
 
 
-def reverts_text(view: Glance, *, limit: int = MAX_SECTION_TEXT) -> str:
-    """`*Reverted within the week*` and each revert pair that is not a highlight."""
-    lines = [_highlight_line(item) for item in view.reverts]
-    return bounded_lines("*Reverted within the week*", lines, limit, lambda n: f"_…and {n} more_")
+def reverts_text(
+    view: Glance, *, limit: int = MAX_SECTION_TEXT, within: str = "the week",
+    more: tuple[str, ...] = (),
+) -> str:  # fmt: skip
+    """`*Reverted within the week*` (or the range, or a tag range's tags) and each revert
+    pair that is not a highlight, then `more` lines (a rollup's reverts of earlier PRs)."""
+    lines = [_highlight_line(item) for item in view.reverts] + list(more)
+    title = f"*Reverted within {escape(within)}*"
+    return bounded_lines(title, lines, limit, lambda n: f"_…and {n} more_")
 
 
 def _highlight_line(item: GlancePR) -> str:

@@ -1,12 +1,14 @@
-"""A weekly rollup's parent: the week and zone, the counts (and the filter), the PRs of each
-day and of each area, the week's highlights and the reverts within it, all within one
-message whatever the week. Its area replies are the grouped reply (`group.py`), one an area.
+"""A rollup's parent (a week's, a range's, a tag range's): its days and zone, the counts (and
+the filter), the PRs of each day and of each area, the highlights and the reverts within it
+(with those of earlier PRs), all within one message whatever the range. Its area replies are
+the grouped reply (`group.py`), one an area.
 """
 
 from __future__ import annotations
 
 from adapters.slack.limits import (
     MAX_FALLBACK_TEXT,
+    MAX_GLANCE_TEXT,
     MAX_MESSAGE_TEXT,
     MAX_SECTION_TEXT,
     MAX_WEEK_DAYS,
@@ -27,12 +29,21 @@ from adapters.slack.render.mrkdwn import (
     section,
 )
 from bot.core.models import Digest
-from bot.digest.glance import GlanceDay, glance, span_text, week_days, week_title
+from bot.digest.glance import (
+    GlanceDay,
+    GlanceUndo,
+    earlier_reverts,
+    glance,
+    rollup_span,
+    span_text,
+    week_days,
+    week_title,
+)
 from bot.digest.text import split_text
 
 
 def week_parent_message(digest: Digest, *, flag_emoji: str = "x") -> SlackMessage:
-    """A weekly rollup's parent: the week and zone, the counts (and the filter), the PRs of
+    """A rollup's parent: its days and zone, the counts (and the filter), the PRs of
     each day (linked to the day's thread where there is one), of each area (linked to its
     reply once it exists), the week's highlights and the reverts within the week.
 
@@ -52,12 +63,14 @@ def week_parent_message(digest: Digest, *, flag_emoji: str = "x") -> SlackMessag
         section(split_text("\n".join(lines), MAX_WEEK_SUMMARY)[0]),
         section(days_text(week_days(digest))),
     ]
+    undone = tuple(undo_line(u) for u in earlier_reverts(digest))
+    within = rollup_span(digest)
     later = [
         lambda limit: areas_text(view, title="*By area*", numbers=False, limit=limit),
         lambda limit: highlights_text(view, items=view.highlights, limit=limit),
-        lambda limit: reverts_text(view, limit=limit),
+        lambda limit: reverts_text(view, limit=limit, within=within, more=undone),
     ]
-    wanted = [bool(view.areas), bool(view.highlights), bool(view.reverts)]
+    wanted = [bool(view.areas), bool(view.highlights), bool(view.reverts or undone)]
     for i, (make, want) in enumerate(zip(later, wanted, strict=True)):
         if not want:
             continue
@@ -71,6 +84,18 @@ def week_parent_message(digest: Digest, *, flag_emoji: str = "x") -> SlackMessag
     )
     return SlackMessage(
         escape(one_line(fallback, MAX_FALLBACK_TEXT)), blocks, digest_metadata(digest, "parent")
+    )
+
+
+def undo_line(undo: GlanceUndo) -> str:
+    """`• #B Revert "…" — undoes #A Title (merged 2026-01-20)`: a revert of an earlier PR."""
+    revert, undone = undo.revert, undo.undone
+    merged = f" (merged {undone.merged_day})" if undone.merged_day else ""
+    return (
+        f"• {link(revert.link, f'#{revert.number}')} "
+        f"{escape(one_line(revert.title, MAX_GLANCE_TEXT))} — undoes "
+        f"{link(undone.url, f'#{undone.number}')} "
+        f"{escape(one_line(undone.title, MAX_GLANCE_TEXT))}{merged}"
     )
 
 

@@ -1,10 +1,10 @@
-"""`prdigest report`: the Markdown (or JSON) report of one day, or of a week."""
+"""`prdigest report`: the Markdown (or JSON) report of one day, a week, or any range of days
+(`--from D1 --to D2`, or two tags: `--from v0.8.0 --to v0.9.0`)."""
 
 from __future__ import annotations
 
 import json
 import sys
-from contextlib import nullcontext
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -29,15 +29,21 @@ from bot.app.progress import LocalProgress, watch_local_model
 from bot.core.day_window import parse_day, week_start, zone
 from bot.core.models import Digest
 from bot.core.pr_ref import parse_repo
-from bot.core.scope import DigestScope, Span
+from bot.core.scope import RANGE_JOIN, DigestScope, Span, TagRange, parse_range
 from bot.core.settings import Settings
 from bot.digest.render_json import digest_json
 from bot.digest.render_markdown import render_report, render_week_report
+from bot.digest.service import BuildPlan, DigestService
 
 DATE_WITH_WEEK = (
     "--date and --week cannot be used together: --week DAY reports the week of DAY, "
     "e.g. prdigest report --week 2026-02-23"
 )
+RANGE_WITH_DAY = (
+    "--from/--to report a range: drop --date and --week, "
+    "e.g. prdigest report --from 2026-02-01 --to 2026-02-14"
+)
+TO_WITHOUT_FROM = "--to needs --from: e.g. prdigest report --from 2026-02-01 --to 2026-02-14"
 
 
 @click.command("report")
@@ -66,6 +72,14 @@ DATE_WITH_WEEK = (
     metavar="DAY",
     help="The weekly rollup of DAY's week, Monday to Sunday, instead of one day.",
 )
+@click.option(
+    "--from",
+    "from_text",
+    metavar="D1",
+    help="The rollup of the days D1 to --to (default: yesterday), or the PRs merged between "
+    "two tags: --from v0.8.0 --to v0.9.0. At most PRDIGEST_RANGE_MAX_DAYS days.",
+)
+@click.option("--to", "to_text", metavar="D2", help="The last day (or tag) of a --from range.")
 @click.pass_context
 @run_command
 async def command(
@@ -78,19 +92,32 @@ async def command(
     as_json: bool,
     overview: bool,
     week_text: str | None,
+    from_text: str | None,
+    to_text: str | None,
 ) -> int:
-    """Write the Markdown report of the PRs merged on one day, or of a week.
+    """Write the Markdown report of the PRs merged on one day, a week, or a range of days.
 
     Examples: prdigest report --repo vllm-project/vllm --date 2026-02-23 --overview;
-    prdigest report --week 2026-02-23 (Monday 23 to Sunday 1 March)
+    prdigest report --week 2026-02-23 (Monday 23 to Sunday 1 March);
+    prdigest report --from 2026-02-01 --to 2026-02-14; prdigest report --from v0.8.0 --to v0.9.0
     """
-    if week_text is not None and ctx.get_parameter_source("date_text") != ParameterSource.DEFAULT:
+    dated = ctx.get_parameter_source("date_text") != ParameterSource.DEFAULT
+    if to_text is not None and from_text is None:
+        raise CLIError(TO_WITHOUT_FROM)
+    if from_text is not None and (dated or week_text is not None):
+        raise CLIError(RANGE_WITH_DAY)
+    if week_text is not None and dated:
         raise CLIError(DATE_WITH_WEEK)
     settings = load_settings(ctx.obj["verbose"])
     repo = parse_repo(repo_text or settings.repo)
     tz_name = tz_name or settings.timezone
     zone(tz_name)
-    if week_text is not None:
+    scope: DigestScope | TagRange
+    if from_text is not None:
+        scope = parse_range(repo, f"{from_text}{RANGE_JOIN}{_last(from_text, to_text)}", tz_name)
+        if isinstance(scope, DigestScope):
+            scope.check_length(settings.range_max_days)  # before any GitHub or LLM call
+    elif week_text is not None:
         scope = DigestScope.week(repo, week_start(week_text, tz_name), tz_name)
     else:
         scope = DigestScope.day(repo, parse_day(date_text, tz_name), tz_name)
@@ -115,26 +142,67 @@ async def command(
     return 0
 
 
-async def build(settings: Settings, scope: DigestScope, *, refresh: bool, overview: bool) -> Digest:
-    """The digest of `scope` (a day or a week), with progress on stderr."""
+def _last(from_text: str, to_text: str | None) -> str:
+    """`--to`, else yesterday (today, for a range from today)."""
+    if to_text is not None:
+        return to_text
+    return "today" if from_text.strip().lower() == "today" else "yesterday"
+
+
+async def build(
+    settings: Settings, scope: DigestScope | TagRange, *, refresh: bool, overview: bool
+) -> Digest:
+    """The digest of `scope` (a day, a week or a range), with progress on stderr."""
     service = build_service(settings)
     local = watch_local_model(service)
-    repo, window = scope.repo, scope.window
     try:
         await service.summarizer()  # fail fast, before any GitHub call, if no LLM is set up
-        if scope.span == Span.DAY and not refresh:
-            note = day_line(service.store, repo, window, configured_identity(settings.llm))
-            if note:
-                click.echo(note, err=True)
-        week_progress = WeekProgress(local if local.active else None)
-        bar = local if local.active else ProgressBar(f"Summarizing {repo} {window.day}")
-        with bar if scope.span == Span.DAY else nullcontext():
-            return await service.build(
-                scope, refresh=refresh, progress=bar.update,
-                week_progress=week_progress.update, glance=overview,
-            )  # fmt: skip
+        if isinstance(scope, DigestScope) and scope.span == Span.DAY:
+            return await _day(service, settings, scope, local, refresh=refresh, glance=overview)
+        return await _rollup(service, settings, scope, local)
     finally:
         await service.aclose()
+
+
+async def _day(
+    service: DigestService, settings: Settings, scope: DigestScope, local: LocalProgress, *,
+    refresh: bool, glance: bool,
+) -> Digest:  # fmt: skip
+    repo, window = scope.repo, scope.window
+    if not refresh:
+        note = day_line(service.store, repo, window, configured_identity(settings.llm))
+        if note:
+            click.echo(note, err=True)
+    bar = local if local.active else ProgressBar(f"Summarizing {repo} {window.day}")
+    with bar:
+        return await service.build(scope, refresh=refresh, progress=bar.update, glance=glance)
+
+
+async def _rollup(
+    service: DigestService, settings: Settings, scope: DigestScope | TagRange,
+    local: LocalProgress,
+) -> Digest:  # fmt: skip
+    """A week or a range: its days resolved (a tag range's, from GitHub) and checked against
+    PRDIGEST_RANGE_MAX_DAYS, the days not built yet counted and announced with the LLM calls
+    they cost, before any is made; then built, a line per day."""
+    resolved = await service.resolve(scope)
+    resolved.check_length(settings.range_max_days)
+    line = plan_line(await service.plan(resolved.repo, resolved.windows))
+    if line:
+        click.echo(line, err=True)
+    days = WeekProgress(local if local.active else None)
+    return await service.build(resolved, week_progress=days.update)
+
+
+def plan_line(plan: BuildPlan) -> str:
+    """ "Building 5 days first: about 112 new summaries (112 LLM calls)…", or "" when every
+    day is built (the rollup costs at most its highlights' call)."""
+    days, new = len(plan.to_build), plan.new_summaries
+    if not days:
+        return ""
+    summaries = f"{new} new summar{'y' if new == 1 else 'ies'}"
+    calls = f"{new} LLM call{'' if new == 1 else 's'}"
+    return f"Building {days} day{'' if days == 1 else 's'} first: about {summaries} ({calls})…"
 
 
 class ProgressBar:
@@ -164,7 +232,7 @@ class ProgressBar:
 
 
 class WeekProgress:
-    """A weekly rollup's progress on stderr: a line per day once it is ready, with a bar
+    """A rollup's progress on stderr (a week's, a range's): a line per day once it is ready, with a bar
     while a day's PRs are fetched and summarized (on a terminal), or the built-in model's
     line per PR."""
 
