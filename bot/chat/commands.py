@@ -17,14 +17,14 @@ from bot.core.errors import UserInputError
 from bot.core.filters import SubscriptionFilter, parse_filter_args, split_filter_words
 from bot.core.post_times import WEEKDAYS
 from bot.core.pr_ref import parse_pr_ref, parse_repo
-from bot.core.scope import WEEK_WORD, DigestScope
+from bot.core.scope import RANGE_JOIN, WEEK_WORD, DigestScope, TagRange, parse_range
 from bot.core.settings import Settings
 from bot.digest.service import DigestService
 
 MAX_COMMAND_LENGTH = 400  # room for a few filters
 
 DIGEST_HELP = (
-    "Usage: /digest [yesterday | YYYY-MM-DD | week] [owner/repo] [filters] · "
+    "Usage: /digest [YYYY-MM-DD | week | D1..D2 | TAG..TAG] [owner/repo] [filters] · "
     "/digest subscribe owner/repo [at HH:MM] [every monday] [quiet skip] [filters] · "
     "/digest unsubscribe owner/repo · /digest subscriptions · "
     "filters: paths: codeowners: labels: authors: bots: types:"
@@ -63,9 +63,10 @@ def _clean(text: str | None, usage: str = DIGEST_HELP) -> str:
 
 def parse_digest_text(
     text: str | None, *, default_repo: str | None, tz_name: str, now: datetime | None = None
-) -> DigestScope | SubscriptionCommand:
-    """What `/digest ...` asks for: a digest's scope (a day or a week, with its filter), or a
-    subscription command. Chat words become a filter here, once."""
+) -> DigestScope | TagRange | SubscriptionCommand:
+    """What `/digest ...` asks for: a digest's scope (a day, a week or a range, with its
+    filter; a tag range is resolved when it is built), or a subscription command. Chat words
+    become a filter here, once."""
     value = _clean(text)
     words, filter_words = split_filter_words(value.split(" ") if value else [])
     flt = parse_filter_args(filter_words) if filter_words else SubscriptionFilter()
@@ -75,7 +76,9 @@ def parse_digest_text(
         if not flt.is_empty and words[0].lower() != "subscribe":
             raise UserInputError(f"/digest {words[0].lower()} takes no filters")
         return replace(_parse_subscription(words, tz_name), filter=flt)
-    repo_words = [w for w in words if "/" in w and not re.fullmatch(r"[\d/]+", w)]
+    repo_words = [
+        w for w in words if "/" in w and not re.fullmatch(r"[\d/]+", w) and RANGE_JOIN not in w
+    ]
     if len(repo_words) > 1:
         raise UserInputError("Name one repository. " + DIGEST_HELP)
     repo = parse_repo(repo_words[0] if repo_words else default_repo)
@@ -84,6 +87,8 @@ def parse_digest_text(
         first = week_start(" ".join(day_words[1:]), tz_name, now=now)
         return DigestScope.week(repo, first, tz_name, flt)
     day_text = " ".join(day_words) or "yesterday"
+    if RANGE_JOIN in day_text:  # "2026-02-01..2026-02-14", "3 days ago..today", "v0.8.0..v0.9.0"
+        return parse_range(repo, day_text, tz_name, flt, now=now)
     return DigestScope.day(repo, parse_day(day_text, tz_name, now=now), tz_name, flt)
 
 
@@ -250,7 +255,7 @@ class ChatCommands:
             counted = limiter.counted(budget.cost)
             limiter.give_back(key, budget.at, counted - min(max(used, 0), counted))
 
-    async def digest_cost(self, request: DigestScope) -> int:
+    async def digest_cost(self, request: DigestScope | TagRange) -> int:
         """The new summaries a `/digest` may cost, for `check_llm_budget(cost=...)`.
 
         0 when the day is listed and every PR in it is summarized already; else the PRs
@@ -259,8 +264,10 @@ class ChatCommands:
         """
         return await self.service.store.aio.read(self._digest_cost, request)
 
-    def _digest_cost(self, request: DigestScope) -> int:
+    def _digest_cost(self, request: DigestScope | TagRange) -> int:
         whole_minute = max(1, self.settings.user_llm_per_minute)
+        if isinstance(request, TagRange):  # its days are known once GitHub is asked
+            return whole_minute
         pending = 0
         for window in request.windows:
             numbers = self.service.store.get_day(request.repo, window)
@@ -271,10 +278,14 @@ class ChatCommands:
 
     # -- /digest -------------------------------------------------------------------------
 
-    def digest_request(self, text: str | None, channel: str) -> DigestScope | SubscriptionCommand:
+    def digest_request(
+        self, text: str | None, channel: str
+    ) -> DigestScope | TagRange | SubscriptionCommand:
         request = parse_digest_text(
             text, default_repo=self.settings.repo, tz_name=self.settings.timezone
         )
+        if isinstance(request, DigestScope):  # a tag range's days are checked once resolved
+            request.check_length(self.settings.range_max_days)
         # Every form, `/digest subscriptions` included, is refused outside the allowed channels.
         self.check_access(request.repo, channel)
         return request

@@ -34,6 +34,17 @@ MAX_CODEOWNERS_BYTES = 3 * 1024 * 1024
 
 
 @dataclass(frozen=True)
+class TagSpan:
+    """What GitHub's compare of two tags says: when their histories meet (the base's commit,
+    or where a release branch left the default one), the newest commit between them, and
+    every commit between them (each page of the compare, 100 commits a page)."""
+
+    start: datetime
+    end: datetime
+    shas: frozenset[str]
+
+
+@dataclass(frozen=True)
 class RepoInfo:
     full_name: str
     default_branch: str
@@ -161,6 +172,36 @@ class GitHubSource:
             if len(chunk) < PER_PAGE or len(files) >= expected:
                 break
         return files
+
+    def tag_span(self, repo: RepoInfo, base: str, head: str) -> TagSpan:
+        """The commits between tags `base` and `head` (any ref GitHub's compare takes)."""
+        gh_repo = self._lazy.get_repo(repo.full_name)
+        try:
+            comparison = gh_repo.compare(base, head)
+            ahead = comparison.ahead_by  # a lazy handle: reading a field sends the request
+            start = comparison.merge_base_commit.commit.committer.date
+            commits = [(c.sha.lower(), c.commit.committer.date) for c in comparison.commits]
+        except UnknownObjectException:
+            raise self._missing_tag(repo, base, head) from None
+        except (GithubException, RequestException) as exc:
+            raise SourceError(self._describe(exc, f"comparing {base} with {head}")) from None
+        if not ahead or not commits:
+            raise NotFoundError(
+                f"Nothing was merged into {repo.full_name} between {base} and {head}: "
+                "name the older tag first"
+            )
+        end = max(_utc(date) for _, date in commits)
+        return TagSpan(_utc(start), end, frozenset(sha for sha, _ in commits))
+
+    def _missing_tag(self, repo: RepoInfo, base: str, head: str) -> NotFoundError:
+        # Only on the error path: one call a tag tells which of the two GitHub does not know.
+        gh_repo = self._lazy.get_repo(repo.full_name)
+        for tag in (base, head):
+            try:
+                gh_repo.get_git_ref(f"tags/{tag}").object  # noqa: B018 - sends the request
+            except (GithubException, RequestException):
+                return NotFoundError(f"{repo.full_name} has no tag {tag}")
+        return NotFoundError(f"GitHub cannot compare {base} with {head} in {repo.full_name}")
 
     def codeowners(self, info: RepoInfo) -> tuple[str, str] | None:
         """(path, text) of the repository's CODEOWNERS on its default branch, or None.

@@ -162,6 +162,15 @@ class FakeIssue:
 
 
 @dataclass
+class FakeCommit:
+    """A commit pushed to the default branch that is no PR's merge (see FakeGitHub.add_commit)."""
+
+    sha: str
+    message: str
+    date: datetime
+
+
+@dataclass
 class FakeRepo:
     id: int
     owner: str
@@ -172,10 +181,32 @@ class FakeRepo:
     issues: dict[int, FakeIssue] = field(default_factory=dict)
     # The files of each branch (ref -> path -> bytes); see FakeGitHub.set_file.
     files: dict[str, dict[str, bytes]] = field(default_factory=dict)
+    # The default branch's history is linear: each merged PR's merge commit at its merge
+    # time, and the commits pushed directly (add_commit). Tags name commits of it.
+    pushed: list[FakeCommit] = field(default_factory=list)
+    tags: dict[str, str] = field(default_factory=dict)  # name -> sha
 
     @property
     def full_name(self) -> str:
         return f"{self.owner}/{self.name}"
+
+    def history(self) -> list[FakeCommit]:
+        """The default branch's commits, oldest first."""
+        merges = [
+            FakeCommit(pr.merge_commit_sha, f"{pr.title} (#{pr.number})", pr.merged_at)
+            for pr in self.pulls.values()
+            if pr.merged and pr.base_ref == self.default_branch and pr.merged_at is not None
+        ]
+        return sorted([*merges, *self.pushed], key=lambda c: (c.date, c.sha))
+
+    def commit_index(self, ref: str) -> int | None:
+        """Where a tag, the default branch or a SHA (7 characters or more) is in `history`."""
+        history = self.history()
+        if ref == self.default_branch:
+            return len(history) - 1 if history else None
+        sha = self.tags.get(ref, ref).lower()
+        found = [i for i, c in enumerate(history) if len(sha) >= 7 and c.sha.startswith(sha)]
+        return found[0] if len(found) == 1 else None
 
     def tree(self, ref: str | None) -> dict[str, bytes] | None:
         """The files of `ref` (the default branch when None), or None for an unknown ref."""
@@ -348,6 +379,9 @@ class FakeGitHub(FakeHTTPServer):
         self.route("GET", _REPO + r"/issues/(?P<number>\d+)", self._get_issue)
         self.route("GET", _REPO + r"/contents(?:/(?P<path>.*))?", self._get_contents)
         self.route("GET", _REPO + r"/git/blobs/(?P<sha>[0-9a-fA-F]{40})", self._get_blob)
+        self.route("GET", _REPO + r"/compare/(?P<base>.+?)\.\.\.(?P<head>.+)", self._compare)
+        self.route("GET", _REPO + r"/git/ref/(?P<ref>.+)", self._get_git_ref)
+        self.route("GET", _REPO + r"/tags", self._list_tags)
 
     # -- data loading ----------------------------------------------------------------------
 
@@ -392,6 +426,18 @@ class FakeGitHub(FakeHTTPServer):
                 raise ValueError(f"#{number} is already a pull request in {repo}")
             r.issues[number] = issue
         return issue
+
+    def add_commit(self, repo: str, message: str, date: datetime, sha: str = "") -> str:
+        """Push a commit that is no PR's merge to the default branch; returns its SHA."""
+        commit = FakeCommit(sha or _sha("commit", repo, message, date), message, date)
+        with self._data_lock:
+            self.repo(repo).pushed.append(commit)
+        return commit.sha
+
+    def add_tag(self, repo: str, name: str, sha: str) -> None:
+        """Tag a commit of the default branch (a PR's ``merge_commit_sha``, an add_commit's)."""
+        with self._data_lock:
+            self.repo(repo).tags[name] = sha
 
     def set_file(
         self, repo: str, path: str, content: str | bytes | None, *, ref: str | None = None
@@ -993,6 +1039,111 @@ class FakeGitHub(FakeHTTPServer):
             "encoding": "base64",
         }
         return Response(200, body)
+
+    def commit_json(self, api: str, repo: FakeRepo, commit: FakeCommit, parent: str | None):
+        base = f"{api}/repos/{repo.full_name}"
+        person = {"name": "Octo Cat", "email": "octocat@example.com", "date": iso(commit.date)}
+        return {
+            "sha": commit.sha,
+            "node_id": f"C_{commit.sha[:12]}",
+            "url": f"{base}/commits/{commit.sha}",
+            "html_url": f"{self.html_base}/{repo.full_name}/commit/{commit.sha}",
+            "commit": {
+                "author": person,
+                "committer": person,
+                "message": commit.message,
+                "tree": {"sha": _sha("tree", commit.sha), "url": f"{base}/git/trees/x"},
+                "url": f"{base}/git/commits/{commit.sha}",
+                "comment_count": 0,
+            },
+            "author": None,
+            "committer": None,
+            "parents": [{"sha": parent, "url": f"{base}/commits/{parent}"}] if parent else [],
+        }
+
+    def _compare(self, req: RecordedRequest, m: re.Match[str]) -> Response:
+        """GitHub's compare of two refs on the (linear) default branch: the commits after
+        `base` up to `head`, oldest first, ``per_page`` (250 by default, at most 1000) a page."""
+        if (denied := self._authorized(req)) is not None:
+            return denied
+        repo = self._find_repo(req, m["owner"], m["name"])
+        if repo is None:
+            return _error(404, "Not Found")
+        with self._data_lock:
+            history = repo.history()
+            base, head = repo.commit_index(unquote(m["base"])), repo.commit_index(unquote(m["head"]))
+        if base is None or head is None:
+            return _error(404, "Not Found")
+        between = history[base + 1 : head + 1]
+        try:
+            per_page = min(max(int(req.query.get("per_page", 250)), 1), 1000)
+            page = max(int(req.query.get("page", 1)), 1)
+        except ValueError:
+            per_page, page = 250, 1
+        api = self._api(req)
+
+        def commit(i: int) -> dict[str, Any]:
+            return self.commit_json(api, repo, history[i], history[i - 1].sha if i else None)
+
+        first = base + 1 + (page - 1) * per_page
+        url = f"{api}/repos/{repo.full_name}/compare/{m['base']}...{m['head']}"
+        body = {
+            "url": url,
+            "html_url": f"{self.html_base}/{repo.full_name}/compare/{m['base']}...{m['head']}",
+            "permalink_url": url,
+            "diff_url": url + ".diff",
+            "patch_url": url + ".patch",
+            "base_commit": commit(base),
+            "merge_base_commit": commit(min(base, head)),
+            "status": "ahead" if head > base else ("behind" if head < base else "identical"),
+            "ahead_by": max(head - base, 0),
+            "behind_by": max(base - head, 0),
+            "total_commits": len(between),
+            "commits": [commit(i) for i in range(first, min(first + per_page, head + 1))],
+            "files": [],
+        }
+        last_page = max(1, -(-len(between) // per_page))
+        return Response(200, body, self._link_header(req, page, last_page))
+
+    def _get_git_ref(self, req: RecordedRequest, m: re.Match[str]) -> Response:
+        if (denied := self._authorized(req)) is not None:
+            return denied
+        repo = self._find_repo(req, m["owner"], m["name"])
+        if repo is None:
+            return _error(404, "Not Found")
+        ref = unquote(m["ref"])
+        kind, _, name = ref.partition("/")
+        with self._data_lock:
+            sha = repo.tags.get(name) if kind == "tags" else None
+            if kind == "heads" and name == repo.default_branch and repo.history():
+                sha = repo.history()[-1].sha
+        if sha is None:
+            return _error(404, "Not Found")
+        base = f"{self._api(req)}/repos/{repo.full_name}"
+        return Response(200, {
+            "ref": f"refs/{ref}",
+            "node_id": f"REF_{_sha(ref)[:12]}",
+            "url": f"{base}/git/refs/{ref}",
+            "object": {"type": "commit", "sha": sha, "url": f"{base}/git/commits/{sha}"},
+        })  # fmt: skip
+
+    def _list_tags(self, req: RecordedRequest, m: re.Match[str]) -> Response:
+        if (denied := self._authorized(req)) is not None:
+            return denied
+        repo = self._find_repo(req, m["owner"], m["name"])
+        if repo is None:
+            return _error(404, "Not Found")
+        with self._data_lock:
+            tags = sorted(repo.tags.items(), reverse=True)
+        per_page, page = self._page_params(req)
+        base = f"{self._api(req)}/repos/{repo.full_name}"
+        body = [
+            {"name": name, "commit": {"sha": sha, "url": f"{base}/commits/{sha}"},
+             "zipball_url": f"{base}/zipball/refs/tags/{name}",
+             "tarball_url": f"{base}/tarball/refs/tags/{name}", "node_id": f"TAG_{name}"}
+            for name, sha in tags[(page - 1) * per_page : page * per_page]
+        ]  # fmt: skip
+        return Response(200, body, self._link_header(req, page, max(1, -(-len(tags) // per_page))))
 
     @staticmethod
     def _items(repo: FakeRepo) -> list[FakePR | FakeIssue]:
