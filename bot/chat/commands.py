@@ -24,7 +24,7 @@ from bot.digest.service import DigestService
 MAX_COMMAND_LENGTH = 400  # room for a few filters
 
 DIGEST_HELP = (
-    "Usage: /digest [YYYY-MM-DD | week | D1..D2 | TAG..TAG] [owner/repo] [filters] · "
+    "Usage: /digest [day | week | D1..D2 | TAG..TAG] [owner/repo] [filters] · "
     "/digest subscribe owner/repo [at HH:MM] [every monday] [quiet skip] [filters] · "
     "/digest unsubscribe owner/repo · /digest subscriptions · "
     "filters: paths: codeowners: labels: authors: bots: types:"
