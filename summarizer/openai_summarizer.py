@@ -17,7 +17,7 @@ from bot.core.clock import utcnow
 from bot.core.logs import mask
 from bot.core.models import ChangeType, PRSummary, PullRequest, SummarySections, Usage
 from bot.ports.summarizer import (
-    Answer,
+    AnswerText,
     AskSource,
     DayCandidate,
     Highlights,
@@ -398,7 +398,7 @@ class OpenAISummarizer:
             log.info("%s %s: unusable highlights: %s", repo, day, exc)
             raise SummarizeError(f"the model's highlights were unusable ({exc})") from None
 
-    async def answer(self, repo: str, question: str, sources: Sequence[AskSource]) -> Answer:
+    async def answer(self, repo: str, question: str, sources: Sequence[AskSource]) -> AnswerText:
         """A question about stored PRs, answered from `sources` in one request (see
         `summarizer.ask_prompt`), unchecked: the caller keeps only citations of `sources`."""
         work = _Work(repo, 0)
@@ -412,7 +412,7 @@ class OpenAISummarizer:
                 schema=ask_response_format(bounded=bounded), version=ASK_PROMPT_VERSION,
             )  # fmt: skip
             try:
-                return Answer(parse_ask_answer(completion.content), work.calls)
+                return AnswerText(parse_ask_answer(completion.content), work.calls)
             except UnusableAnswer as exc:
                 raise SummarizeError(f"the model's answer was unusable ({exc})") from None
 

@@ -20,6 +20,8 @@ from bot.core.llm_settings import LLMSettings
 from bot.core.models import PRSummary, PullRequest
 from bot.core.settings import Settings
 from bot.ports.summarizer import (
+    AnswerText,
+    AskSource,
     DayCandidate,
     Highlights,
     Revision,
@@ -134,6 +136,9 @@ class DeferredSummarizer:
         self, repo: str, day: str, candidates: Sequence[DayCandidate], count: int
     ) -> Highlights:
         return await (await self.built()).pick_highlights(repo, day, candidates, count)
+
+    async def answer(self, repo: str, question: str, sources: Sequence[AskSource]) -> AnswerText:
+        return await (await self.built()).answer(repo, question, sources)
 
     async def aclose(self) -> None:
         if self._inner is not None:

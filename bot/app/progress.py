@@ -19,7 +19,15 @@ from typing import TextIO, TypeVar
 from bot.app.deferred import DeferredSummarizer
 from bot.core.models import PRSummary, PullRequest
 from bot.digest.service import DigestService
-from bot.ports.summarizer import DayCandidate, Highlights, Revision, Summarizer, SummaryResult
+from bot.ports.summarizer import (
+    AnswerText,
+    AskSource,
+    DayCandidate,
+    Highlights,
+    Revision,
+    Summarizer,
+    SummaryResult,
+)
 from bot.store.store import Store
 
 T = TypeVar("T")
@@ -186,6 +194,9 @@ class Watched:
     ) -> Highlights:
         work = self.inner.pick_highlights(repo, day, candidates, count)
         return await self.progress.choosing_highlights(work)
+
+    async def answer(self, repo: str, question: str, sources: Sequence[AskSource]) -> AnswerText:
+        return await self.inner.answer(repo, question, sources)
 
     async def aclose(self) -> None:
         await self.inner.aclose()

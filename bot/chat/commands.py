@@ -18,13 +18,14 @@ from bot.core.filters import SubscriptionFilter, parse_filter_args, split_filter
 from bot.core.post_times import WEEKDAYS
 from bot.core.pr_ref import parse_pr_ref, parse_repo
 from bot.core.scope import RANGE_JOIN, WEEK_WORD, DigestScope, TagRange, parse_range
+from bot.core.search import SearchTerms, parse_search_words
 from bot.core.settings import Settings
 from bot.digest.service import DigestService
 
 MAX_COMMAND_LENGTH = 400  # room for a few filters
 
 DIGEST_HELP = (
-    "Usage: /digest [day | week | D1..D2 | TAG..TAG] [owner/repo] [filters] · "
+    "Usage: /digest [YYYY-MM-DD | week | D1..D2 | TAG..TAG] [owner/repo] [filters] · "
     "/digest subscribe owner/repo [at HH:MM] [every monday] [quiet skip] [filters] · "
     "/digest unsubscribe owner/repo · /digest subscriptions · "
     "filters: paths: codeowners: labels: authors: bots: types:"
@@ -54,6 +55,53 @@ class PRRequest:
     number: int
 
 
+# -- /digest search, /digest ask ---------------------------------------------------------
+
+SEARCH_USAGE = (
+    "Usage: /digest search fused moe [since:2026-02-01] [until:D] [area:LoRA] "
+    "[author:login] [type:substantial]"
+)
+ASK_USAGE = "Usage: /digest ask what changed in LoRA last week? (the same filters as search)"
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """`/digest search words filters`: the stored PRs that match, best first."""
+
+    terms: SearchTerms
+
+    @property
+    def repo(self) -> str | None:
+        return self.terms.repo
+
+
+@dataclass(frozen=True)
+class AskRequest:
+    """`/digest ask a question`: an answer from the stored summaries (the question is
+    `terms.text`)."""
+
+    terms: SearchTerms
+
+    @property
+    def repo(self) -> str | None:
+        return self.terms.repo
+
+
+def parse_search_text(
+    value: str, *, tz_name: str, now: datetime | None = None
+) -> SearchRequest | AskRequest:
+    """`search …` or `ask …` (the text after /digest): its words and filters."""
+    word, _, rest = value.partition(" ")
+    terms = parse_search_words(rest.split(" "), tz_name, now=now)
+    if word.lower() == "ask":
+        if not terms.text:
+            raise UserInputError(ASK_USAGE)
+        return AskRequest(terms)
+    if not terms.text and not terms.has_filter:
+        raise UserInputError(SEARCH_USAGE)
+    return SearchRequest(terms)
+
+
 def _clean(text: str | None, usage: str = DIGEST_HELP) -> str:
     value = " ".join((text or "").split())
     if len(value) > MAX_COMMAND_LENGTH:
@@ -63,11 +111,13 @@ def _clean(text: str | None, usage: str = DIGEST_HELP) -> str:
 
 def parse_digest_text(
     text: str | None, *, default_repo: str | None, tz_name: str, now: datetime | None = None
-) -> DigestScope | TagRange | SubscriptionCommand:
+) -> DigestScope | TagRange | SubscriptionCommand | SearchRequest | AskRequest:
     """What `/digest ...` asks for: a digest's scope (a day, a week or a range, with its
     filter; a tag range is resolved when it is built), or a subscription command. Chat words
     become a filter here, once."""
     value = _clean(text)
+    if value.partition(" ")[0].lower() in ("search", "ask"):  # before the digest's filters
+        return parse_search_text(value, tz_name=tz_name, now=now)
     words, filter_words = split_filter_words(value.split(" ") if value else [])
     flt = parse_filter_args(filter_words) if filter_words else SubscriptionFilter()
     if words and words[0].lower() in {"help", "-h", "--help"}:
@@ -280,7 +330,7 @@ class ChatCommands:
 
     def digest_request(
         self, text: str | None, channel: str
-    ) -> DigestScope | TagRange | SubscriptionCommand:
+    ) -> DigestScope | TagRange | SubscriptionCommand | SearchRequest | AskRequest:
         request = parse_digest_text(
             text, default_repo=self.settings.repo, tz_name=self.settings.timezone
         )

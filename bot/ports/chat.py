@@ -3,11 +3,13 @@ implements for the chat core."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import tzinfo
 from typing import Protocol
 
 from bot.core.models import Digest, DigestEntry, Flag, PostRecord, RevisionOutcome
+from bot.core.search import AskAnswer, FoundPR, SearchTerms
 
 
 @dataclass(frozen=True)
@@ -130,6 +132,13 @@ class DigestReply(CommandReply, Protocol):
 
     async def can_post(self) -> bool:
         """Whether the bot may post a digest in this channel (`/digest subscribe`)."""
+
+    async def found(self, terms: SearchTerms, results: Sequence[FoundPR]) -> None:
+        """`/digest search`'s results, best first (none: nothing matched), to the user who
+        searched; each links to its reply in this channel's digest thread, else to the PR."""
+
+    async def answered(self, answer: AskAnswer) -> None:
+        """`/digest ask`'s answer, to the user who asked (after `accept`)."""
 
 
 class SummaryReply(CommandReply, Protocol):

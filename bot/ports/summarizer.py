@@ -1,4 +1,5 @@
-"""The summarizer port: `summarize(pr)`, `revise(pr, current)`, and `pick_highlights` for a day.
+"""The summarizer port: `summarize(pr)`, `revise(pr, current)`, `pick_highlights` for a day, and
+`answer` for a question about stored PRs.
 
 Every answer carries the LLM calls that made it (`calls`), and so does every failure
 (`SummarizeError.calls`, `calls_of` for any other error): whoever keeps the answer logs them
@@ -120,6 +121,29 @@ class DayCandidate:
     lines: int  # additions + deletions
 
 
+@dataclass(frozen=True)
+class AskSource:
+    """One stored PR an answer may cite, as the model reads it: only stored data."""
+
+    number: int
+    day: str  # merged, in the asker's zone
+    title: str
+    headline: str
+    text: str  # the summary's four sections
+
+
+class AnswerText(str):
+    """The model's answer to a question about stored PRs, as it wrote it: unchecked (the
+    caller drops citations of PRs it was not given), and the call that made it."""
+
+    calls: tuple[LLMCall, ...]
+
+    def __new__(cls, text: str = "", calls: Iterable[LLMCall] = ()) -> AnswerText:
+        answer = super().__new__(cls, text)
+        answer.calls = tuple(calls)
+        return answer
+
+
 class Summarizer(Protocol):
     model: str
     prompt_version: str
@@ -137,5 +161,10 @@ class Summarizer(Protocol):
         """The model's `count` most important PRs of the day, best first, as it answered them:
         unchecked (the caller drops numbers that are not candidates). One call, with purpose
         "overview" and number 0; raises SummarizeError when there is no usable answer."""
+
+    async def answer(self, repo: str, question: str, sources: Sequence[AskSource]) -> AnswerText:
+        """An answer to `question` from `sources` in a few sentences, citing them as `#N`:
+        unchecked. One call, with purpose "ask" and number 0; raises SummarizeError when
+        there is no usable answer."""
 
     async def aclose(self) -> None: ...
