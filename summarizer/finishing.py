@@ -47,6 +47,9 @@ def finish(
     named = grounded_names(pr, SummarySections(what, "", "", ""), corpus)
     if sentence and len(named) < NAMED_ENOUGH:
         what = f"{sentence} {what}"
+    elif (moves := move_sentence(facts)) and not _MOVE_WORD.search(what):
+        # A move read as an addition (or a removal) is the mechanism told wrong.
+        what = f"{moves} {what}"
     risks = sections.potential_risks
     if not names_pr_code(risks, pr, corpus):
         risks = _with_fact_risk(risks, facts, pr, change_type)
@@ -154,6 +157,29 @@ def change_sentence(facts: ChangeFacts) -> str:
     ]
     kept = [p for p in phrases if p][:3]
     return f"The diff {'; '.join(kept)}." if kept else ""
+
+
+_MOVE_WORD = re.compile(r"\bmov(?:e|es|ed|ing)\b", re.I)
+
+
+def move_sentence(facts: ChangeFacts) -> str:
+    """ "The diff moves the CLI flag `--x` from `a.py` to `b.py`." when the facts hold a
+    move; "" otherwise. Lines moved are named by where they went only when no definition or
+    setting says it already."""
+    said = [f"{_code(m.old_name)} to {_code(m.new_file)}" for m in facts.moves]
+    said += [f"{_setting(s)} from `{s.old}` to `{s.file}`" for s in _settings(facts, "moved")]
+    if not said:
+        said = [
+            f"{m.lines} unchanged lines from {_place(m.old_file, m.old_enclosing)} to "
+            f"{_place(m.new_file, m.new_enclosing)}"
+            for m in facts.moved_lines
+        ]
+    phrase = _phrase("moves", said)
+    return f"The diff {phrase}." if phrase else ""
+
+
+def _place(path: str, enclosing: str | None) -> str:
+    return f"{_code(enclosing)} (`{path}`)" if enclosing else f"`{path}`"
 
 
 def _plain_change(d: Definition, facts: ChangeFacts) -> bool:

@@ -81,6 +81,35 @@ def test_a_what_changed_that_names_the_code_is_left_alone():
     assert finish(sections, DEAD_CODE, extract_facts(DEAD_CODE)).what_changed == said
 
 
+MOVED_FLAG = pr_of(
+    ChangedFile("vllm/benchmarks/serve.py", deletions=5, patch=(
+        "@@ -1300,9 +1300,4 @@ def add_cli_args(parser):\n     )\n"
+        "-    parser.add_argument(\n-        '--trust-remote-code',\n"
+        "-        action='store_true',\n-        help='Trust remote code',\n-    )\n"
+        "     parser.add_argument('--disable-tqdm')\n")),
+    ChangedFile("vllm/benchmarks/datasets.py", additions=5, patch=(
+        "@@ -1314,3 +1314,8 @@ def add_dataset_parser(parser):\n"
+        "+    parser.add_argument(\n+        '--trust-remote-code',\n"
+        "+        action='store_true',\n+        help='Trust remote code',\n+    )\n"
+        "     parser.add_argument('--seed', type=int, default=0)\n")),
+)  # fmt: skip
+
+
+def test_a_move_told_as_an_addition_is_led_by_the_move():
+    said = SummarySections(
+        "The PR adds `--trust-remote-code` to `add_dataset_parser` in `datasets.py`.", "", "", ""
+    )
+    what = finish(said, MOVED_FLAG, extract_facts(MOVED_FLAG)).what_changed
+    assert what == (
+        "The diff moves the CLI flag `--trust-remote-code` from `vllm/benchmarks/serve.py` to "
+        "`vllm/benchmarks/datasets.py`. " + said.what_changed
+    )
+    told = SummarySections(
+        "It moves `--trust-remote-code` from `add_cli_args` to `add_dataset_parser`.", "", "", ""
+    )
+    assert finish(told, MOVED_FLAG, extract_facts(MOVED_FLAG)).what_changed == told.what_changed
+
+
 def test_boilerplate_risk_gives_way_to_the_callers_of_what_was_removed():
     sections = SummarySections("x", "y", "There is no known risk. Test thoroughly.", "z")
     finished = finish(sections, DEAD_CODE, extract_facts(DEAD_CODE))
