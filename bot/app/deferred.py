@@ -37,15 +37,10 @@ if TYPE_CHECKING:
 
 
 def github_source(settings: Settings) -> GitHubSource:
-    """The GitHub client of these settings."""
+    """The GitHub client of these settings: a token, a GitHub App, or anonymous."""
     from bot.digest.github_source import GitHubSource  # PyGithub: about 0.15 s
 
-    return GitHubSource(
-        settings.github_api_url,
-        settings.github_token,
-        retries=settings.github_retries,
-        backoff=settings.github_backoff,
-    )
+    return GitHubSource.from_settings(settings)
 
 
 def build_summarizer(llm: LLMSettings, seconds_per_pr: float | None = None) -> Summarizer:

@@ -1,5 +1,5 @@
 """GitHub, through PyGithub: a day's merged PRs, each PR's details and files, and a
-repository's CODEOWNERS file.
+repository's CODEOWNERS file, read with a token or as a GitHub App (`github_auth`).
 
 PyGithub objects are turned into `bot.core.models` dataclasses here and go no further.
 """
@@ -7,22 +7,26 @@ PyGithub objects are turned into `bot.core.models` dataclasses here and go no fu
 from __future__ import annotations
 
 import base64
+import functools
 import logging
-import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from github import GithubException, UnknownObjectException
 from github.File import File
 from github.PullRequest import PullRequest as GitHubPull
 from requests.exceptions import RequestException
 
+from bot.core.clock import utcnow
 from bot.core.codeowners import CODEOWNERS_LOCATIONS
-from bot.core.endpoints import Endpoint
 from bot.core.errors import NotFoundError, SourceError
 from bot.core.logs import mask
 from bot.core.models import ChangedFile, DayWindow, PullRequest
-from bot.digest.github_client import PER_PAGE, make_github
+from bot.core.settings import Settings
+from bot.digest.github_auth import REFRESH_MARGIN, AppCredentials, GitHubAuth, GitHubClients
+from bot.digest.github_client import PER_PAGE, describe_failure
 
 log = logging.getLogger(__name__)
 
@@ -65,36 +69,87 @@ def search_query(repo: RepoInfo, window: DayWindow) -> str:
     )
 
 
+class _Unauthorized(SourceError):
+    """GitHub answered 401: with an App, the installation's token may have run out during a
+    long wait (a rate limit's reset), which a new token fixes."""
+
+
+T = TypeVar("T")
+P = ParamSpec("P")
+
+
+def _renewing(
+    method: Callable[Concatenate[GitHubSource, P], T],
+) -> Callable[Concatenate[GitHubSource, P], T]:
+    """Call `method` (whose first argument is the repository) once more with a new
+    installation token after a 401. Every request goes out with a token a minute from expiry
+    at least, but urllib3 sends a retry after a rate limit's wait (up to an hour) with the
+    headers of the first try."""
+
+    @functools.wraps(method)
+    def call(self: GitHubSource, *args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return method(self, *args, **kwargs)
+        except _Unauthorized:
+            repo = args[0]
+            if not self.clients.renew(repo.full_name if isinstance(repo, RepoInfo) else str(repo)):
+                raise
+            return method(self, *args, **kwargs)
+
+    return call
+
+
 class GitHubSource:
+    """GitHub's answers for the digest, read with a token, as a GitHub App, or anonymously.
+    Its `clients` give each repository its client (with an App, its installation's)."""
+
     def __init__(
         self,
         api_url: str,
-        token: str | None,
+        token: str | None = None,
         *,
+        app: AppCredentials | None = None,
         timeout: int = 30,
         retries: int = 5,
         backoff: float = 0.5,
+        clock: Callable[[], datetime] = utcnow,
+        margin: timedelta = REFRESH_MARGIN,
     ):
-        self.github = make_github(api_url, token, timeout=timeout, retries=retries, backoff=backoff)
-        self.endpoint = Endpoint("GitHub", "GITHUB_API_URL", api_url)
-        self._anonymous = not token
-        # Kept only to mask it: an error message quoting the server could echo it back.
-        self._secret = token or ""
-        # Repository handles that make no call of their own: the PR calls name the repo anyway.
-        self._lazy = self.github.withLazy(True)
+        self.auth = GitHubAuth(api_url, token, app, timeout, retries, backoff)
+        self.clients = GitHubClients(self.auth, clock=clock, margin=margin)
+        self._anonymous = self.auth.kind == "anonymous"
         self._repos: dict[str, RepoInfo] = {}
 
+    @classmethod
+    def from_settings(cls, settings: Settings) -> GitHubSource:
+        """The settings' GitHub: its App when GITHUB_APP_ID is set, else GITHUB_TOKEN."""
+        return cls.from_auth(GitHubAuth.from_settings(settings))
+
+    @classmethod
+    def from_auth(cls, auth: GitHubAuth, **kwargs: Any) -> GitHubSource:
+        return cls(
+            auth.api_url,
+            auth.token,
+            app=auth.app,
+            timeout=auth.timeout,
+            retries=auth.retries,
+            backoff=auth.backoff,
+            **kwargs,
+        )
+
+    @_renewing
     def repository(self, full_name: str) -> RepoInfo:
         """One call per repository per process: its default branch and web address."""
         if full_name not in self._repos:
             try:
-                repo = self.github.get_repo(full_name)
+                repo = self.clients.for_repo(full_name).get_repo(full_name)
             except UnknownObjectException:
+                who = "the App" if self.auth.app else "the token"
                 raise NotFoundError(
-                    f"Repository {full_name} not found (or the token cannot see it)"
+                    f"Repository {full_name} not found (or {who} cannot see it)"
                 ) from None
             except (GithubException, RequestException) as exc:
-                raise SourceError(self._describe(exc, f"reading repository {full_name}")) from None
+                raise self._failure(exc, f"reading repository {full_name}") from None
             self._repos[full_name] = RepoInfo(
                 full_name=repo.full_name,
                 default_branch=repo.default_branch,
@@ -113,19 +168,22 @@ class GitHubSource:
                 "and GitHub allows 60 requests an hour without a token"
             )
 
+    @_renewing
     def merged_numbers(self, repo: RepoInfo, window: DayWindow) -> list[int]:
         """Numbers of the PRs merged into the default branch during the window, any order."""
         query = search_query(repo, window)
         try:
-            numbers = [issue.number for issue in self.github.search_issues(query)]
+            found = self.clients.for_repo(repo.full_name).search_issues(query)
+            numbers = [issue.number for issue in found]
         except (GithubException, RequestException) as exc:
-            raise SourceError(self._describe(exc, "searching merged pull requests")) from None
+            raise self._failure(exc, "searching merged pull requests") from None
         return sorted(set(numbers))
 
+    @_renewing
     def fetch_pr(self, repo: RepoInfo, number: int) -> PullRequest:
         """The PR itself, then its files a page of 100 at a time (at most 30 pages: GitHub
         lists no more than 3,000 files, while `changed_files` counts them all)."""
-        gh_repo = self._lazy.get_repo(repo.full_name)
+        gh_repo = self.clients.for_repo(repo.full_name, lazy=True).get_repo(repo.full_name)
         try:
             pull = gh_repo.get_pull(number)
             # The handle is lazy: reading a field is what sends the request, so do it here.
@@ -133,12 +191,12 @@ class GitHubSource:
         except UnknownObjectException:
             raise self._not_a_pr(repo, number) from None
         except (GithubException, RequestException) as exc:
-            raise SourceError(self._describe(exc, f"reading PR #{number}")) from None
+            raise self._failure(exc, f"reading PR #{number}") from None
         changed = pull.changed_files if isinstance(pull.changed_files, int) else None
         try:
             files = self._files(pull, changed)
         except (GithubException, RequestException) as exc:
-            raise SourceError(self._describe(exc, f"reading the files of PR #{number}")) from None
+            raise self._failure(exc, f"reading the files of PR #{number}") from None
         return PullRequest(
             repo=repo.full_name,
             number=pull.number,
@@ -173,9 +231,10 @@ class GitHubSource:
                 break
         return files
 
+    @_renewing
     def tag_span(self, repo: RepoInfo, base: str, head: str) -> TagSpan:
         """The commits between tags `base` and `head` (any ref GitHub's compare takes)."""
-        gh_repo = self._lazy.get_repo(repo.full_name)
+        gh_repo = self.clients.for_repo(repo.full_name, lazy=True).get_repo(repo.full_name)
         try:
             comparison = gh_repo.compare(base, head)
             ahead = comparison.ahead_by  # a lazy handle: reading a field sends the request
@@ -184,7 +243,7 @@ class GitHubSource:
         except UnknownObjectException:
             raise self._missing_tag(repo, base, head) from None
         except (GithubException, RequestException) as exc:
-            raise SourceError(self._describe(exc, f"comparing {base} with {head}")) from None
+            raise self._failure(exc, f"comparing {base} with {head}") from None
         if not ahead or not commits:
             raise NotFoundError(
                 f"Nothing was merged into {repo.full_name} between {base} and {head}: "
@@ -195,7 +254,7 @@ class GitHubSource:
 
     def _missing_tag(self, repo: RepoInfo, base: str, head: str) -> NotFoundError:
         # Only on the error path: one call a tag tells which of the two GitHub does not know.
-        gh_repo = self._lazy.get_repo(repo.full_name)
+        gh_repo = self.clients.for_repo(repo.full_name, lazy=True).get_repo(repo.full_name)
         for tag in (base, head):
             try:
                 gh_repo.get_git_ref(f"tags/{tag}").object  # noqa: B018 - sends the request
@@ -203,6 +262,7 @@ class GitHubSource:
                 return NotFoundError(f"{repo.full_name} has no tag {tag}")
         return NotFoundError(f"GitHub cannot compare {base} with {head} in {repo.full_name}")
 
+    @_renewing
     def codeowners(self, info: RepoInfo) -> tuple[str, str] | None:
         """(path, text) of the repository's CODEOWNERS on its default branch, or None.
 
@@ -211,7 +271,7 @@ class GitHubSource:
         load, is passed over like a missing one. A file over 1 MB, whose content the contents
         API leaves out, costs one more call for its blob.
         """
-        gh_repo = self._lazy.get_repo(info.full_name)
+        gh_repo = self.clients.for_repo(info.full_name, lazy=True).get_repo(info.full_name)
         for path in CODEOWNERS_LOCATIONS:
             doing = f"reading {path} of {info.full_name}"
             try:
@@ -219,7 +279,7 @@ class GitHubSource:
             except UnknownObjectException:
                 continue
             except (GithubException, RequestException) as exc:
-                raise SourceError(self._describe(exc, doing)) from None
+                raise self._failure(exc, doing) from None
             # A directory answers with a list; a symlink out of the tree, or a submodule, with
             # another type: neither is a CODEOWNERS file.
             if isinstance(found, list) or found.type != "file":
@@ -238,19 +298,22 @@ class GitHubSource:
                 else:  # over 1 MB: "encoding": "none" and no content
                     data = base64.b64decode(gh_repo.get_git_blob(found.sha).content)
             except (GithubException, RequestException) as exc:
-                raise SourceError(self._describe(exc, doing)) from None
+                raise self._failure(exc, doing) from None
             return path, data.decode("utf-8-sig", errors="replace")
         return None
 
-    def _describe(self, exc: Exception, doing: str) -> str:
+    def _failure(self, exc: Exception, doing: str) -> SourceError:
         # GitHub's message is shown to users; a proxy or server that echoes the request's
         # credentials must not put the token in a report, a chat post or the log.
-        return mask(_describe(exc, doing, self.endpoint, bool(self._secret)), self._secret)
+        line = describe_failure(exc, doing, self.auth.endpoint, self.auth.credentials)
+        line = mask(line, *self.clients.secrets())
+        return _Unauthorized(line) if getattr(exc, "status", None) == 401 else SourceError(line)
 
     def _not_a_pr(self, repo: RepoInfo, number: int) -> NotFoundError:
         # Only on the error path: one more call tells "no such number" from "that is an issue".
         try:
-            issue = self._lazy.get_repo(repo.full_name).get_issue(number)
+            gh_repo = self.clients.for_repo(repo.full_name, lazy=True).get_repo(repo.full_name)
+            issue = gh_repo.get_issue(number)
             issue.title  # noqa: B018 - a lazy handle: reading a field sends the request
         except (GithubException, RequestException):
             return NotFoundError(f"{repo.full_name}#{number} not found")
@@ -278,26 +341,3 @@ def _html_base(pr_url: str, full_name: str) -> str:
     """`https://github.com` from the PR's own address, so Enterprise hosts link correctly."""
     marker = f"/{full_name}/"
     return pr_url.split(marker)[0] if marker in pr_url else "https://github.com"
-
-
-def _describe(exc: Exception, doing: str, endpoint: Endpoint, token: bool) -> str:
-    if isinstance(exc, GithubException):
-        message = exc.data.get("message") if isinstance(exc.data, dict) else None
-        line = f"GitHub answered {exc.status} while {doing}" + (f": {message}" if message else "")
-        return line + _hint(exc.status, message or "", token)
-    # requests gives up with RetryError after the retries: name the last status it saw.
-    status = re.search(r"too many (\d{3}) error", str(exc))
-    if status:
-        return f"GitHub answered {status.group(1)} while {doing} (after retries)"
-    # No answer at all: where it was going, and the setting that points there.
-    line = endpoint.unreachable(exc)
-    return line[0].upper() + line[1:]
-
-
-def _hint(status: int, message: str, token: bool) -> str:
-    """What the user can do about an answer that is about the token."""
-    if status == 401:
-        return " (check GITHUB_TOKEN)"
-    if status in (403, 429) and "rate limit" in message.lower() and not token:
-        return " (a GITHUB_TOKEN allows 5,000 requests an hour)"
-    return ""

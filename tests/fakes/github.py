@@ -27,6 +27,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import quote, unquote, urlencode
 
+from tests.fakes.github_app import FakeGitHubApp
 from tests.fakes.http_server import FakeHTTPServer, RecordedRequest, Response, reason
 
 DOCS = "https://docs.github.com/rest"
@@ -368,6 +369,7 @@ class FakeGitHub(FakeHTTPServer):
         self._live_resets: dict[int, tuple[Any, float]] = {}
         self._data_lock = threading.RLock()
         self._next_id = 1000
+        self.app: FakeGitHubApp | None = None  # see use_app
 
         self.route("GET", r"/rate_limit", self._get_rate_limit)
         self.route("GET", r"/user", self._get_user)
@@ -404,6 +406,17 @@ class FakeGitHub(FakeHTTPServer):
     def repo(self, full_name: str) -> FakeRepo:
         with self._data_lock:
             return self._repos[full_name.lower()]
+
+    def has_repo(self, full_name: str) -> bool:
+        with self._data_lock:
+            return full_name.lower() in self._repos
+
+    def use_app(self, app: FakeGitHubApp) -> FakeGitHubApp:
+        """Serve a GitHub App (tests/fakes/github_app.py): its JWT endpoints, and its
+        installation tokens accepted, each for its own repositories until it expires."""
+        self.app = app
+        app.attach(self)
+        return app
 
     def add_pr(self, repo: str, pr: FakePR) -> FakePR:
         r = self.repo(repo)
@@ -551,6 +564,8 @@ class FakeGitHub(FakeHTTPServer):
 
     def _authorized(self, req: RecordedRequest) -> Response | None:
         auth = req.header("authorization")
+        if self.app is not None:
+            return self.app.authorize(req, self.token)
         if self.token is None or auth is None:
             return None
         scheme, _, value = auth.partition(" ")
@@ -562,6 +577,8 @@ class FakeGitHub(FakeHTTPServer):
         with self._data_lock:
             repo = self._repos.get(f"{owner}/{name}".lower())
         if repo is None or (repo.private and req.header("authorization") is None):
+            return None
+        if self.app is not None and not self.app.can_read(req, repo.full_name):
             return None
         return repo
 
