@@ -26,7 +26,7 @@ class LazyCommand(NamedTuple):
 COMMANDS: dict[str, LazyCommand] = {
     "report": LazyCommand(
         "bot.app.commands.report",
-        "Write the Markdown report of the PRs merged on one day, or of a week.",
+        "Write the Markdown report of the PRs merged on one day, a week, or a range of days.",
     ),
     "summary": LazyCommand(
         "bot.app.commands.summary",
