@@ -24,7 +24,8 @@ from tests.fakes.slack import BotUnderTest, FakeSlack
 # Every variable prdigest reads: cleared so a developer's own settings never leak into a test.
 _OUR_VARIABLES = (
     "GITHUB_TOKEN GITHUB_API_URL OPENAI_API_KEY OPENAI_BASE_URL SLACK_BOT_TOKEN SLACK_APP_TOKEN "
-    "SLACK_SIGNING_SECRET SLACK_API_URL DISCORD_BOT_TOKEN DISCORD_API_URL DISCORD_GATEWAY_URL"
+    "SLACK_SIGNING_SECRET SLACK_API_URL DISCORD_BOT_TOKEN DISCORD_API_URL DISCORD_GATEWAY_URL "
+    "GITHUB_APP_ID GITHUB_APP_PRIVATE_KEY GITHUB_APP_PRIVATE_KEY_PATH GITHUB_APP_INSTALLATION_ID"
 ).split()
 
 # Nothing the suite runs writes into the user's home: caches (the built-in model's 1.1 GB
