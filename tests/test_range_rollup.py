@@ -155,6 +155,15 @@ def test_the_llm_calls_are_announced_before_any_is_made(env, github, llm, monkey
     assert said < min(r.received_at for r in calls)
 
 
+def test_the_announced_calls_are_the_calls_made_highlights_included(env, github, llm):
+    github.add_prs(REPO, [make_pr(n, f"2026-02-0{1 + n % 2} {8 + n:02d}:00:00") for n in range(7)])
+    result = run("report", "--from", "2026-02-01", "--to", "2026-02-02")
+    assert "Building 2 days first: about 7 new summaries (8 LLM calls, with the highlights)…" in (
+        result.stderr
+    )
+    assert llm.completions_count == 8 and len(llm.highlights_requests) == 1
+
+
 def test_built_days_are_not_announced_again_and_cost_no_summary(env, github, llm):
     add_range(github)
     run("report", "--from", "2026-02-01", "--to", "2026-02-04")

@@ -31,6 +31,8 @@ from bot.core.models import Digest
 from bot.core.pr_ref import parse_repo
 from bot.core.scope import RANGE_JOIN, DigestScope, Span, TagRange, parse_range
 from bot.core.settings import Settings
+from bot.digest.glance import plural
+from bot.digest.overview import WEEK
 from bot.digest.render_json import digest_json
 from bot.digest.render_markdown import render_report, render_week_report
 from bot.digest.service import BuildPlan, DigestService
@@ -195,14 +197,16 @@ async def _rollup(
 
 
 def plan_line(plan: BuildPlan) -> str:
-    """ "Building 5 days first: about 112 new summaries (112 LLM calls)…", or "" when every
-    day is built (the rollup costs at most its highlights' call)."""
+    """ "Building 5 days first: about 112 new summaries (113 LLM calls, with the highlights)…",
+    or "" when every day is built (the rollup then costs at most its highlights' call)."""
     days, new = len(plan.to_build), plan.new_summaries
     if not days:
         return ""
     summaries = f"{new} new summar{'y' if new == 1 else 'ies'}"
-    calls = f"{new} LLM call{'' if new == 1 else 's'}"
-    return f"Building {days} day{'' if days == 1 else 's'} first: about {summaries} ({calls})…"
+    # New summaries make new highlights' candidates: one more call, when the model picks.
+    ranked = new and sum(d.prs for d in plan.days) > WEEK.least
+    calls = f"{new + 1} LLM calls, with the highlights" if ranked else plural(new, "LLM call")
+    return f"Building {plural(days, 'day')} first: about {summaries} ({calls})…"
 
 
 class ProgressBar:
