@@ -25,7 +25,7 @@ from bot.digest.service import DigestService
 MAX_COMMAND_LENGTH = 400  # room for a few filters
 
 DIGEST_HELP = (
-    "Usage: /digest [YYYY-MM-DD | week | D1..D2 | TAG..TAG] [owner/repo] [filters] · "
+    "Usage: /digest [day | week | D1..D2 | TAG..TAG] [owner/repo] [filters] · "
     "/digest subscribe owner/repo [at HH:MM] [every monday] [quiet skip] [filters] · "
     "/digest unsubscribe owner/repo · /digest subscriptions · "
     "filters: paths: codeowners: labels: authors: bots: types:"
@@ -126,9 +126,7 @@ def parse_digest_text(
         if not flt.is_empty and words[0].lower() != "subscribe":
             raise UserInputError(f"/digest {words[0].lower()} takes no filters")
         return replace(_parse_subscription(words, tz_name), filter=flt)
-    repo_words = [
-        w for w in words if "/" in w and not re.fullmatch(r"[\d/]+", w) and RANGE_JOIN not in w
-    ]
+    repo_words = [w for w in words if "/" in w and not re.fullmatch(r"[\d/]+", w)]
     if len(repo_words) > 1:
         raise UserInputError("Name one repository. " + DIGEST_HELP)
     repo = parse_repo(repo_words[0] if repo_words else default_repo)
