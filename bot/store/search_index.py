@@ -15,6 +15,7 @@ File paths need no splitting of their own: FTS5's tokenizer cuts at every `/`, `
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -140,16 +141,21 @@ class SearchTables(Tables):
     ) -> dict[tuple[str, int], tuple[ChangedFile, ...]]:
         """Each PR's changed files (names and sizes, no patch): what its area is decided by."""
         files: dict[tuple[str, int], list[ChangedFile]] = {}
+        by_repo: dict[str, list[int]] = {}
         for repo, number in keys:
+            files[(repo, number)] = []
+            by_repo.setdefault(repo, []).append(number)
+        for repo, numbers in by_repo.items():  # one query a repository, not one a PR
             rows = self.db.execute(
-                "SELECT filename, additions, deletions FROM pr_files"
-                " WHERE repo = ? AND number = ? ORDER BY position",
-                [repo, number],
+                "SELECT number, filename, additions, deletions FROM pr_files"
+                " WHERE repo = ? AND number IN (SELECT value FROM json_each(?))"
+                " ORDER BY number, position",
+                [repo, json.dumps(numbers)],
             )
-            files[(repo, number)] = [
-                ChangedFile(name, additions=added or 0, deletions=deleted or 0)
-                for name, added, deleted in rows.fetchall()
-            ]
+            for number, name, added, deleted in rows.fetchall():
+                files[(repo, number)].append(
+                    ChangedFile(name, additions=added or 0, deletions=deleted or 0)
+                )
         return {key: tuple(found) for key, found in files.items()}
 
     @reads

@@ -60,6 +60,7 @@ def search_terms(
 @filter_options
 @click.option(
     "--limit",
+    metavar="N",
     type=click.IntRange(1, MAX_LIMIT),
     default=DEFAULT_LIMIT,
     show_default=True,
