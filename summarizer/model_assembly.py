@@ -129,6 +129,14 @@ def local_runtime_available(parts: str = DEFAULT_PARTS) -> bool:
     return True
 
 
+def is_assembled(cache_dir: Path | None = None) -> bool:
+    """Whether the built-in model is joined and verified already, as the stamp vouches (no
+    hashing, no lock, nothing written): `prdigest doctor` asks, first use would not build."""
+    cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    target = cache_dir / f"{MODEL_NAME}.gguf"
+    return _is_verified(target, _stamp_path(target), DEFAULT_SIZE, DEFAULT_SHA256)
+
+
 # --------------------------------------------------------------------------- user model
 
 

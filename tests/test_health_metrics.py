@@ -25,6 +25,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from bot.app import health, runner
 from bot.app.bots import App, build_app
+from bot.app.doctor.runner import START_CHECKS
 from bot.chat.acks import timed
 from bot.core import metrics
 from bot.core.settings import Settings
@@ -85,6 +86,9 @@ async def running(monkeypatch, *, http: bool = False, port: int = 3000) -> Async
         if task in done:
             task.result()
         assert connected.done(), "the platform never connected"
+        # The start-up checks (prdigest doctor's) make requests of their own: done before any
+        # test counts requests.
+        await asyncio.gather(*(t for t in asyncio.all_tasks() if t.get_name() == START_CHECKS))
         yield Running(apps[0], listening[0] if listening else None)
     finally:
         task.cancel()

@@ -17,7 +17,7 @@ from typing import Any
 
 from bot.app import health as health_server
 from bot.app.bots import NOTHING_CONFIGURED, App, build_app
-from bot.app.doctor.runner import check_at_start
+from bot.app.doctor.runner import START_CHECKS, check_at_start
 from bot.app.platforms import RunOptions
 from bot.chat.posting import resume_unfinished
 from bot.core.errors import StorageError
@@ -56,7 +56,7 @@ async def run_bot(
         raise
     background: set[asyncio.Task[Any]] = {asyncio.ensure_future(health.watch.run())}
     # prdigest doctor's checks, in the background: each failure is one warning in the log.
-    background.add(asyncio.ensure_future(check_at_start(settings)))
+    background.add(asyncio.create_task(check_at_start(settings), name=START_CHECKS))
 
     def connected(platform: Platform) -> None:
         log.info("%s connected", platform)

@@ -838,7 +838,28 @@ class FakeDiscord:
             return self._one_message(m, match.group(1), match.group(2), body or {})
         if match := re.fullmatch(r"/channels/(\d+)/messages/(\d+)/reactions/([^/]+)/@me", p):
             return 204, None
+        if (read := self._guild_route(m, p)) is not None:
+            return read
         return 404, {"message": "404: Not Found", "code": 0}
+
+    def _guild_route(self, m: str, p: str) -> tuple[int, Any] | None:
+        """The bot's servers, a server (its roles), and the bot's member record in it: what
+        `prdigest doctor` reads to compute a channel's permissions."""
+        if m != "GET":
+            return None
+        if p == "/users/@me/guilds":
+            guild = {"id": self.guild_id, "name": "Test Guild", "icon": None, "owner": False}
+            return 200, [{**guild, "permissions": str(ALL_PERMISSIONS), "features": []}]
+        if match := re.fullmatch(r"/guilds/(\d+)(/members/(\d+))?", p):
+            if match.group(1) != self.guild_id:
+                return 404, _unknown("Guild", 10004)
+            if match.group(3) is None:
+                return 200, self.guild_payload()
+            if match.group(3) != self.bot_user_id:
+                return 404, _unknown("Member", 10007)
+            return 200, {"user": self.bot_user, "roles": [], "joined_at": _now_iso(),
+                         "deaf": False, "mute": False, "flags": 0}  # fmt: skip
+        return None
 
     def _application(self) -> dict[str, Any]:
         return {

@@ -304,7 +304,7 @@ class FakeOpenAI(FakeHTTPServer):
         highlights_responder: Responder | None = None,
         reject_json_schema: bool = False,
         api_key: str | None = None,
-        models: Iterable[str] = ("gpt-4o-mini", "gpt-4o"),
+        models: Iterable[str] = ("gpt-4.1-mini", "gpt-4o-mini", "gpt-4o"),  # prdigest's default first
     ) -> None:
         super().__init__(latency=latency)
         self.responder: Responder = responder or default_responder

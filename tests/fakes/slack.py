@@ -18,7 +18,8 @@ answers Slack's link format, on the workspace's host (``team_url``, also auth.te
 ``user_not_found`` for anyone else, and ``missing_scope`` when ``users:read`` is not among
 the app's ``scopes``. ``socket_mode()``
 starts a local WebSocket server speaking the real envelope protocol (hello, envelopes,
-``envelope_id`` acks) whose URL ``apps.connections.open`` hands out.
+``envelope_id`` acks) whose URL ``apps.connections.open`` hands out (starting it if need be).
+``auth.test`` answers the granted ``scopes`` in its ``x-oauth-scopes`` header, as Slack does.
 """
 
 from __future__ import annotations
@@ -350,9 +351,8 @@ class FakeSlack(FakeHTTPServer):
         if method == "apps.connections.open":
             if token != self.app_token:
                 return _fail("invalid_auth")
-            if self._socket is None:
-                return _fail("socket_mode_not_enabled")
-            return _ok(url=self._socket.url)
+            # An app made from the manifest has Socket Mode on: the server starts when asked.
+            return _ok(url=self.socket_mode().url)
         if token != self.bot_token:
             return _fail("invalid_auth" if token else "not_authed")
         handler = getattr(self, "_m_" + method.replace(".", "_"), None)
@@ -361,10 +361,13 @@ class FakeSlack(FakeHTTPServer):
         return handler(args)
 
     def _m_auth_test(self, args: dict[str, Any]) -> Response:
-        return _ok(
+        answer = _ok(
             url=self.team_url, team="Fake Team", user="prdigest", team_id=self.team_id,
             user_id=self.bot_user_id, bot_id=self.bot_id, is_enterprise_install=False,
         )  # fmt: skip
+        # As Slack does, the token's granted scopes in a header (prdigest doctor reads it).
+        answer.headers["x-oauth-scopes"] = ",".join(sorted(self.scopes))
+        return answer
 
     def _m_chat_postMessage(self, args: dict[str, Any]) -> Response:
         channel = str(args.get("channel") or "")
