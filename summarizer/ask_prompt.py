@@ -118,8 +118,10 @@ def ask_sampling(sampling: Sampling) -> Sampling:
 
 
 def parse_ask_answer(content: str | None) -> str:
-    """The answer's text: `{"answer": "..."}` (fenced or not), or plain text from a server
-    that ignored the format. Raises UnusableAnswer when nothing is left."""
+    """The answer's text: `{"answer": "..."}` (fenced or not), another object's longest text,
+    or plain text from a server that ignored the format. Raises UnusableAnswer when nothing
+    is left. (Whatever it says is checked by the caller: text citing no PR it was given is
+    never shown.)"""
     text = (content or "").strip()
     if match := _FENCE.match(text):
         text = match.group(1).strip()
@@ -129,8 +131,9 @@ def parse_ask_answer(content: str | None) -> str:
         except json.JSONDecodeError:
             data = None
         if isinstance(data, dict):
+            texts = [v for v in data.values() if isinstance(v, str)]
             value = data.get("answer")
-            text = value.strip() if isinstance(value, str) else ""
+            text = (value if isinstance(value, str) else max(texts, key=len, default="")).strip()
     if not text:
         raise UnusableAnswer("empty answer")
     return text

@@ -101,6 +101,21 @@ def test_an_answer_that_cites_only_invented_prs_is_not_shown(store, llm):
     assert answer["answer"] is None and answer["note"] == UNANSWERED and answer["cited"] == []
 
 
+def test_an_answer_in_another_shape_is_checked_like_any_other(store, llm):
+    # The fake's default answer is a PR summary's JSON: no "answer", no citation.
+    result = ask("what changed for LoRA kernels?")
+    assert result.exit_code == 0 and result.stdout.splitlines()[0] == UNANSWERED
+
+
+def test_an_empty_answer_is_one_line(store, llm):
+    llm.responder = lambda request: ""
+    result = ask("what changed for LoRA kernels?")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "Error: The model gave no answer: the model's answer was unusable (empty answer)\n"
+    )
+
+
 def test_the_check_keeps_numbers_days_and_links_to_the_store():
     prs = [
         found(hit, TZ)

@@ -55,8 +55,8 @@ async def test_search_answers_the_asker_with_linked_results(bot, slack, llm):
     assert answer["response_type"] == "ephemeral"
     assert answer["unfurl_links"] is False
     text = shown(answer)
-    assert "1 stored PR match" in text
-    assert f"<{PR_LINK}|#35156>  2026-02-23  *[LoRA] Fuse the MoE LoRA kernels*" in text
+    assert "1 stored PR matches" in text
+    assert f"<{PR_LINK}|#35156>  2026-02-23  [LoRA] Fuse the MoE LoRA kernels" in text
     assert "— LoRA adapters on MoE models run in one fused kernel." in text
     assert llm.completions_count == 0
 
@@ -216,7 +216,7 @@ async def test_discord_search_is_the_immediate_private_response(fake, settings, 
     assert callback["type"] == 4 and callback["data"]["flags"] & 64  # ephemeral, no defer
     (embed,) = callback["data"]["embeds"]
     assert embed["description"].startswith(f"[#35156]({PR_LINK}) 2026-02-23 **")
-    assert "1 stored PR match" in callback["data"]["content"]
+    assert "1 stored PR matches" in callback["data"]["content"]
     assert llm.completions_count == 0
 
 

@@ -31,7 +31,8 @@ def search_message(terms: SearchTerms, results: Sequence[FoundPR]) -> Message:
     query = literal(clip(terms.describe(), MAX_QUERY_SHOWN))
     if not results:
         return Message(content=f"No stored PR matches {query}.")
-    heading = f"{plural(len(results), 'stored PR')} match {query}, best first:"
+    verb = "matches" if len(results) == 1 else "match"
+    heading = f"{plural(len(results), 'stored PR')} {verb} {query}, best first:"
     embed = {"description": _lines([found_line(pr) for pr in results]), "color": COLOUR}
     return Message(content=clip(heading, MAX_CONTENT), embeds=(embed,))
 

@@ -22,8 +22,9 @@ MAX_QUERY_SHOWN = 200
 
 
 def found_line(pr: FoundPR) -> str:
-    """`<link|#35156> 2026-02-23 *Title* — headline`."""
-    text = f"{link(pr.link, f'#{pr.number}')}  {pr.day}  *{escape(one_line(pr.title, MAX_TITLE))}*"
+    """`<link|#35156>  2026-02-23  Title — headline` (a title is not made bold: a `*` in it
+    would end the bold)."""
+    text = f"{link(pr.link, f'#{pr.number}')}  {pr.day}  {escape(one_line(pr.title, MAX_TITLE))}"
     if pr.headline:
         text += f" — {escape(one_line(pr.headline, MAX_GROUP_HEADLINE))}"
     return text
@@ -35,7 +36,8 @@ def search_message(terms: SearchTerms, results: Sequence[FoundPR]) -> SlackMessa
     if not results:
         text = f"No stored PR matches {query}."
         return SlackMessage(text, [section(text)])
-    heading = f"{plural(len(results), 'stored PR')} match {query}, best first:"
+    verb = "matches" if len(results) == 1 else "match"
+    heading = f"{plural(len(results), 'stored PR')} {verb} {query}, best first:"
     pieces = _packed([found_line(pr) for pr in results])
     blocks = [section(heading), *(section(piece) for piece in pieces)][:MAX_BLOCKS]
     return SlackMessage(one_line(heading, MAX_FALLBACK_TEXT), blocks)
