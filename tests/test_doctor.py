@@ -106,7 +106,9 @@ def test_it_changes_nothing_and_asks_the_llm_once(everything):
     assert result.exit_code == 0, result.output
     assert everything.llm.completions_count == 1
     slack_methods = {r.path.rsplit("/", 1)[-1] for r in everything.slack.requests}
-    assert slack_methods == {"auth.test", "conversations.history", "apps.connections.open"}
+    assert slack_methods <= {
+        "auth.test", "conversations.info", "conversations.history", "apps.connections.open"
+    }  # fmt: skip
     assert everything.slack.posted() == []
     assert {call.method for call in everything.discord.calls} == {"GET"}
     assert {r.method for r in everything.github.requests} == {"GET"}
@@ -216,8 +218,11 @@ def test_a_database_from_a_newer_release(env, tmp_path):
     assert found.endswith("— fix: upgrade prdigest, or set PRDIGEST_DB to another file")
 
 
-def test_an_unreachable_github_is_named_at_once(env, monkeypatch):
+@pytest.mark.parametrize("token", [True, False], ids=["token", "anonymous"])
+def test_an_unreachable_github_is_named_at_once(env, monkeypatch, token):
     monkeypatch.setenv("GITHUB_API_URL", "http://127.0.0.1:9")
+    if not token:
+        monkeypatch.delenv("GITHUB_TOKEN")
     started = time.monotonic()
     result = doctor()
     assert time.monotonic() - started < 10
@@ -227,6 +232,7 @@ def test_an_unreachable_github_is_named_at_once(env, monkeypatch):
         "refused — fix: check GITHUB_API_URL (GitHub Enterprise: https://HOST/api/v3) and that "
         "this machine can reach it"
     )
+    assert "GitHub rate limit" not in result.output
 
 
 def test_a_refused_github_token(monkeypatch):
@@ -380,8 +386,20 @@ def test_a_channel_the_bot_was_not_invited_to(everything):
     result = doctor()
     assert result.exit_code == 1
     assert line(result, f"Slack channel {CHANNEL}") == (
-        f"{FAILED} Slack channel {CHANNEL}: @prdigest is not in it — fix: invite it: type "
-        "/invite @prdigest in that channel"
+        f"{FAILED} Slack channel {CHANNEL}: @prdigest is not in #{CHANNEL} — fix: invite "
+        f"@prdigest to #{CHANNEL}: type /invite @prdigest in that channel"
+    )
+
+
+def test_a_token_that_may_read_channel_names_names_the_channel(everything):
+    everything.slack.scopes.add("channels:read")
+    everything.slack.channel_names[CHANNEL] = "pr-digests"
+    assert line(doctor(), f"Slack channel {CHANNEL}") == (
+        f"{PASSED} Slack channel {CHANNEL}: @prdigest is in #pr-digests and can read it"
+    )
+    everything.slack.not_member.add(CHANNEL)
+    assert line(doctor(), f"Slack channel {CHANNEL}").endswith(
+        "— fix: invite @prdigest to #pr-digests: type /invite @prdigest in that channel"
     )
 
 
@@ -538,8 +556,8 @@ async def test_prdigest_run_logs_each_failure_at_start(everything, caplog):
     assert everything.llm.completions_count == 0  # a restart costs no LLM call
     warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert warnings == [
-        f"doctor: {FAILED} Slack channel {CHANNEL}: @prdigest is not in it — fix: invite it: "
-        "type /invite @prdigest in that channel"
+        f"doctor: {FAILED} Slack channel {CHANNEL}: @prdigest is not in #{CHANNEL} — fix: "
+        f"invite @prdigest to #{CHANNEL}: type /invite @prdigest in that channel"
     ]
 
 

@@ -2,9 +2,10 @@
 it can read each channel it posts to, and whether the app token opens Socket Mode.
 
 Read-only Web API calls through the bot's own client (`make_client`, SLACK_API_URL): auth.test,
-conversations.history with limit 1 (the call the bot itself makes after a crash, under the
-manifest's channels:history and groups:history), and apps.connections.open, which only hands
-out a WebSocket URL; nothing is connected to it, posted or joined.
+conversations.info (the channel's name and whether the bot is in it, when the token has
+channels:read), conversations.history with limit 1 (the call the bot itself makes after a
+crash, under the manifest's channels:history and groups:history), and apps.connections.open,
+which only hands out a WebSocket URL; nothing is connected to it, posted or joined.
 """
 
 from __future__ import annotations
@@ -62,17 +63,37 @@ async def identify(settings: Settings) -> SlackIdentity:
     )
 
 
-async def channel_problem(settings: Settings, channel: str) -> str | None:
-    """None when the bot can read `channel`; else Slack's error code (`not_in_channel`,
-    `channel_not_found`, `missing_scope`)."""
+@dataclass(frozen=True)
+class ChannelState:
+    name: str | None  # "general", when Slack says (conversations.info needs channels:read)
+    problem: str | None  # Slack's error code, or "not_in_channel"; None when it can read it
+
+
+async def channel_state(settings: Settings, channel: str) -> ChannelState:
+    """Whether the bot is in `channel` and can read it. conversations.info names it and says
+    whether the bot is a member, when the token may ask (channels:read, not in the manifest);
+    conversations.history, which the bot itself calls, is what proves it can read it."""
     client = make_client(settings.slack_bot_token, settings.slack_api_url)
+    name = None
+    try:
+        info = (await _call(settings, client.conversations_info(channel=channel)))["channel"]
+        name = str(info.get("name") or "") or None
+        if info.get("is_member") is False:
+            return ChannelState(name, "not_in_channel")
+    except SlackProblem as exc:
+        if exc.code is None or exc.code == "channel_not_found":
+            return _state_or_raise(name, exc)
     try:
         await _call(settings, client.conversations_history(channel=channel, limit=1))
     except SlackProblem as exc:
-        if exc.code is None:
-            raise
-        return exc.code
-    return None
+        return _state_or_raise(name, exc)
+    return ChannelState(name, None)
+
+
+def _state_or_raise(name: str | None, exc: SlackProblem) -> ChannelState:
+    if exc.code is None:  # no answer at all
+        raise exc
+    return ChannelState(name, exc.code)
 
 
 async def open_socket_mode(settings: Settings) -> None:

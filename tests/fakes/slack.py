@@ -16,7 +16,8 @@ a kept message in place and is recorded in ``updates`` (``updated()``); ``chat.g
 answers Slack's link format, on the workspace's host (``team_url``, also auth.test's ``url``).
 ``users.info`` answers the profiles of ``users`` (``add_user()``; Alice and Bob by default),
 ``user_not_found`` for anyone else, and ``missing_scope`` when ``users:read`` is not among
-the app's ``scopes``. ``socket_mode()``
+the app's ``scopes``; ``conversations.info`` likewise needs ``channels:read`` and answers
+``channel_names`` and whether the bot is a member. ``socket_mode()``
 starts a local WebSocket server speaking the real envelope protocol (hello, envelopes,
 ``envelope_id`` acks) whose URL ``apps.connections.open`` hands out (starting it if need be).
 ``auth.test`` answers the granted ``scopes`` in its ``x-oauth-scopes`` header, as Slack does.
@@ -125,6 +126,7 @@ class FakeSlack(FakeHTTPServer):
         self.bot_user_id = bot_user_id
         self.app_id = app_id
         self.not_member = set(not_member)
+        self.channel_names: dict[str, str] = {}  # conversations.info's names, by channel id
         self.scopes = set(DEFAULT_SCOPES if scopes is None else scopes)
         self.users: dict[str, dict[str, Any]] = {}
         self.add_user("U0ALICE", display_name="Alice", real_name="Alice Liddell")
@@ -442,6 +444,21 @@ class FakeSlack(FakeHTTPServer):
             return _fail("missing_scope", needed="users:read", provided=",".join(self.scopes))
         user = self.users.get(str(args.get("user") or ""))
         return _ok(user=user) if user is not None else _fail("user_not_found")
+
+    def _m_conversations_info(self, args: dict[str, Any]) -> Response:
+        # As Slack: channels:read, which the manifest does not ask for (prdigest doctor
+        # falls back to conversations.history without it).
+        if "channels:read" not in self.scopes:
+            return _fail("missing_scope", needed="channels:read", provided=",".join(self.scopes))
+        channel = str(args.get("channel") or "")
+        if not channel:
+            return _fail("channel_not_found")
+        return _ok(
+            channel={
+                "id": channel, "name": self.channel_names.get(channel, channel.lower()),
+                "is_channel": True, "is_member": channel not in self.not_member,
+            }
+        )  # fmt: skip
 
     def _m_conversations_history(self, args: dict[str, Any]) -> Response:
         channel = str(args.get("channel") or "")

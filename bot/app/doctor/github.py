@@ -54,6 +54,8 @@ async def github_checks(settings: Settings, repos: dict[str, str], subs: list[Su
         SECONDS, "GitHub rate limit", in_thread(rate_limit, source, settings, first), where=where
     )
     if not limit.ok:
+        if source.auth.kind == "anonymous":  # no request before this one: GitHub's own line
+            return [dataclasses.replace(limit, name="GitHub")]
         return [who, limit]
     anonymous = source.auth.kind == "anonymous"
     reads = [

@@ -1,5 +1,6 @@
 """Slack's lines: the bot token (auth.test), its scopes against the manifest's, each channel a
-subscription posts to, and the Socket Mode token. The calls are `adapters.slack.doctor`'s; what
+subscription posts to ("invite @prdigest to #channel" when it is not in it), and the Socket
+Mode token. The calls are `adapters.slack.doctor`'s; what
 each answer means to the user, and the fix, is said here."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from adapters.slack.doctor import (
     REQUIRED_SCOPES,
     SlackIdentity,
     SlackProblem,
-    channel_problem,
+    channel_state,
     identify,
     open_socket_mode,
 )
@@ -70,25 +71,25 @@ def scopes_check(me: SlackIdentity) -> Check:
 async def channel_check(settings: Settings, me: SlackIdentity, channel: str) -> Check:
     name = f"Slack channel {channel}"
     try:
-        problem = await channel_problem(settings, channel)
+        state = await channel_state(settings, channel)
     except SlackProblem as exc:
         return failed(name, str(exc), API_URL_FIX)
-    invite = f"/invite @{me.bot_name}"
-    if problem is None:
-        return passed(name, f"@{me.bot_name} is in it and can read it")
-    if problem == "not_in_channel":
-        return failed(
-            name, f"@{me.bot_name} is not in it", f"invite it: type {invite} in that channel"
-        )
-    if problem == "channel_not_found":
+    bot, shown = f"@{me.bot_name}", f"#{state.name or channel}"
+    invite = f"invite {bot} to {shown}: type /invite {bot} in that channel"
+    if state.problem is None:
+        return passed(name, f"{bot} is in {shown} and can read it")
+    if state.problem == "not_in_channel":
+        return failed(name, f"{bot} is not in {shown}", invite)
+    if state.problem == "channel_not_found":
         return failed(
             name,
-            "Slack knows no such channel for this bot (a private channel it is not in, or a wrong ID)",
-            f"check the ID (channel details, at the bottom); in a private channel, type {invite}",
+            "Slack knows no such channel for this bot (a private channel it is not in, or a "
+            "wrong ID)",
+            f"check the ID (channel details, at the bottom); for a private channel, {invite}",
         )
-    if problem == "missing_scope":
+    if state.problem == "missing_scope":
         return failed(name, "the token may not read channels (a scope is missing)", SCOPES_FIX)
-    return failed(name, f"Slack answered {problem}", f"check the channel, and {invite} in it")
+    return failed(name, f"Slack answered {state.problem}", f"check the channel; {invite}")
 
 
 async def socket_mode_check(settings: Settings) -> Check:
