@@ -26,6 +26,7 @@ from click.testing import CliRunner
 from bot.app.cli import cli
 from bot.app.doctor import github as github_doctor
 from bot.app.doctor import llm as llm_doctor
+from bot.app.doctor import runner as doctor_runner
 from bot.app.doctor.runner import check_at_start
 from bot.core.models import Subscription
 from bot.core.settings import Settings
@@ -457,6 +458,21 @@ def test_a_subscription_to_a_platform_not_configured(env, monkeypatch):
         "(SLACK_BOT_TOKEN unset): nothing is ever posted there — fix: set SLACK_BOT_TOKEN, "
         "or remove this subscription"
     )
+
+
+def test_a_check_that_breaks_is_one_line_not_a_traceback(env, monkeypatch):
+    async def broken(*args, **kwargs):
+        raise RuntimeError("a bug in a check")
+
+    monkeypatch.setattr(doctor_runner, "llm_checks", broken)
+    result = doctor()
+    assert result.exit_code == 1
+    assert line(result, "LLM") == (
+        f"{FAILED} LLM: could not be checked (RuntimeError) — fix: run prdigest -v doctor to "
+        "see why"
+    )
+    assert "Traceback" not in result.output
+    assert line(result, "GitHub").startswith(PASSED)  # the others are still checked
 
 
 # -- never a secret --------------------------------------------------------------------------

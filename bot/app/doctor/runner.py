@@ -65,12 +65,20 @@ async def _service(name: str, checks: Awaitable[list[Check]]) -> list[Check]:
         return await asyncio.wait_for(checks, SERVICE_SECONDS)
     except TimeoutError:
         return [
-            failed(name, f"its checks took over {SERVICE_SECONDS:g} s", "run prdigest doctor -v")
+            failed(
+                name,
+                f"its checks took over {SERVICE_SECONDS:g} s",
+                "run prdigest -v doctor to see why",
+            )
         ]
     except Exception as exc:  # noqa: BLE001 - one line, never a traceback; -v logs it
         log.info("the %s checks failed", name, exc_info=True)
         return [
-            failed(name, f"could not be checked ({type(exc).__name__})", "run prdigest doctor -v")
+            failed(
+                name,
+                f"could not be checked ({type(exc).__name__})",
+                "run prdigest -v doctor to see why",
+            )
         ]
 
 
