@@ -23,7 +23,7 @@ from bot.schedule.subscriptions import StaticSubscriptions
 from bot.store import upkeep
 from bot.store.lease import Lease
 from bot.store.store import Store
-from bot.store.upkeep import Cutoffs
+from bot.store.upkeep import Cutoffs, prune
 from tests.conftest import REPO, make_pr
 
 DAY = "2026-02-23"
@@ -51,7 +51,7 @@ def test_calls_older_than_the_kept_days_lose_their_bodies_and_keep_their_figures
     store = Store(":memory:")
     store.log_llm_calls([call(45), call(31, error="timed out"), call(29), call(1)])
     before = rows(store)
-    pruned = store.prune(Cutoffs.at(NOW, 30))
+    pruned = prune(store, Cutoffs.at(NOW, 30))
     after = rows(store)
     assert pruned.calls_thinned == 2
     assert pruned.body_bytes == sum(
@@ -68,9 +68,9 @@ def test_calls_older_than_the_kept_days_lose_their_bodies_and_keep_their_figures
 def test_a_prune_is_idempotent():
     store = Store(":memory:")
     store.log_llm_calls([call(40), call(2)])
-    first = store.prune(Cutoffs.at(NOW, 30))
+    first = prune(store, Cutoffs.at(NOW, 30))
     kept = rows(store)
-    again = store.prune(Cutoffs.at(NOW, 30))
+    again = prune(store, Cutoffs.at(NOW, 30))
     assert first.calls_thinned == 1 and again.nothing and rows(store) == kept
 
 
@@ -79,7 +79,7 @@ def test_a_year_is_thinned_batch_by_batch(monkeypatch):
     store = Store(":memory:")
     store.log_llm_calls([call(31 + day) for day in range(50)])
     assert store.prunable(Cutoffs.at(NOW, 30)).calls_thinned == 50
-    assert store.prune(Cutoffs.at(NOW, 30)).calls_thinned == 50
+    assert prune(store, Cutoffs.at(NOW, 30)).calls_thinned == 50
     assert all(r["messages"] is None for r in rows(store))
 
 
@@ -88,7 +88,7 @@ def test_codeowners_read_more_than_a_week_ago_go_and_todays_stays():
     for back in (0, 6, 8, 40):
         day = (NOW - timedelta(days=back)).date().isoformat()
         store.save_codeowners(REPO, day, ".github/CODEOWNERS", "* @team")
-    assert store.prune(Cutoffs.at(NOW, 30)).codeowners == 2
+    assert prune(store, Cutoffs.at(NOW, 30)).codeowners == 2
     assert store.get_codeowners(REPO, NOW.date().isoformat()) is not None
     assert store.db["codeowners"].count == 2
 

@@ -52,7 +52,7 @@ from bot.ports.schedule import SubscriptionSource
 from bot.schedule.subscriptions import Subscriptions
 from bot.store.lease import Lease
 from bot.store.subscriptions import SubscriptionStore
-from bot.store.upkeep import Cutoffs, Pruned
+from bot.store.upkeep import Cutoffs, Pruned, prune_off_loop
 
 log = logging.getLogger(__name__)
 
@@ -329,7 +329,7 @@ class DigestScheduler:
             return Pruned()
         cutoffs = Cutoffs.at(self.clock(), self.settings.llm_log_days)
         try:
-            pruned = await self.service.store.prune_off_loop(cutoffs)
+            pruned = await prune_off_loop(self.service.store, cutoffs)
         except StorageError as exc:  # tomorrow's prune drops it instead
             log.warning("prune: %s, nothing dropped; tried again tomorrow", exc.reason)
             return Pruned()

@@ -134,22 +134,28 @@ class UpkeepTables(Tables):
         ).fetchone()
         return count
 
-    def prune(self, cutoffs: Cutoffs) -> Pruned:
-        """Prune everything older than `cutoffs`, batch by batch (`prdigest prune`)."""
-        total = Pruned()
-        while True:
-            step = self.prune_step(cutoffs)
-            total += step
-            if step.calls_thinned < BATCH:
-                return total
 
-    async def prune_off_loop(self, cutoffs: Cutoffs) -> Pruned:
-        """The same from the event loop (the scheduler's daily prune): each batch on the
-        store's writer thread, so the loop never waits on it, a turn of the loop between."""
-        total = Pruned()
-        while True:
-            step = await self.aio.write(self.prune_step, cutoffs)
-            total += step
-            if step.calls_thinned < BATCH:
-                return total
-            await asyncio.sleep(0)
+# The batch loops live outside the table family: each batch is one marked write, and the loop
+# between batches is the caller's (a command's thread, or the event loop between turns).
+
+
+def prune(tables: UpkeepTables, cutoffs: Cutoffs) -> Pruned:
+    """Prune everything older than `cutoffs`, batch by batch (`prdigest prune`)."""
+    total = Pruned()
+    while True:
+        step = tables.prune_step(cutoffs)
+        total += step
+        if step.calls_thinned < BATCH:
+            return total
+
+
+async def prune_off_loop(tables: UpkeepTables, cutoffs: Cutoffs) -> Pruned:
+    """The same from the event loop (the scheduler's daily prune): each batch on the
+    store's writer thread, so the loop never waits on it, a turn of the loop between."""
+    total = Pruned()
+    while True:
+        step = await tables.aio.write(tables.prune_step, cutoffs)
+        total += step
+        if step.calls_thinned < BATCH:
+            return total
+        await asyncio.sleep(0)

@@ -8,7 +8,7 @@ from bot.app.commands.shared import cli_error, load_settings
 from bot.core.clock import utcnow
 from bot.core.errors import PRDigestError
 from bot.store.store import Store
-from bot.store.upkeep import Cutoffs, FileSize, Pruned
+from bot.store.upkeep import Cutoffs, FileSize, Pruned, prune
 
 
 @click.command("prune")
@@ -40,7 +40,7 @@ def command(ctx: click.Context, days: int | None, dry_run: bool, no_vacuum: bool
                 click.echo(_would(store.prunable(cutoffs), keep))
                 return
             before = store.file_size()
-            click.echo(_dropped(store.prune(cutoffs), keep))
+            click.echo(_dropped(prune(store, cutoffs), keep))
             click.echo(_file_line(store, before, vacuum=not no_vacuum))
         finally:
             store.close()
