@@ -107,18 +107,25 @@ class LLMCallTables(Tables):
     @writes
     def thin_llm_calls(self, before: str, limit: int = 500) -> Thinned:
         """Drop the prompts and answers of at most `limit` calls made before `before` (an ISO
-        time), oldest first, keeping each call's figures: one short transaction, so a caller
-        thinning a year goes batch by batch and never holds the write lock for long."""
+        time), oldest first, keeping each call's figures and id: one short transaction, so a
+        caller thinning a year goes batch by batch and never holds the write lock for long.
+
+        Each row is deleted and written again without its body rather than updated: SQLite
+        merges the pages a delete leaves nearly empty, while an update that shrinks a 10 KB
+        row to 200 bytes leaves it alone on its page (a year of those is 45 MB of nothing)."""
         with self.transaction():
-            rows = self._with_body(before, limit)
-            ids = [row_id for row_id, _ in rows]
-            if ids:
-                self.db.execute(
-                    "UPDATE llm_calls SET messages = NULL, response = NULL"
-                    f" WHERE id IN ({', '.join('?' * len(ids))})",
-                    ids,
-                )
-        return Thinned(len(rows), sum(size for _, size in rows))
+            sizes = dict(self._with_body(before, limit))
+            if not sizes:
+                return Thinned()
+            marks = ", ".join("?" * len(sizes))
+            rows = list(
+                self.db.query(f"SELECT * FROM llm_calls WHERE id IN ({marks})", list(sizes))
+            )
+            self.db.execute(f"DELETE FROM llm_calls WHERE id IN ({marks})", list(sizes))
+            self.db["llm_calls"].insert_all(
+                ({**row, "messages": None, "response": None} for row in rows), pk="id"
+            )
+        return Thinned(len(sizes), sum(sizes.values()))
 
     @reads
     def llm_bodies_before(self, before: str) -> Thinned:
