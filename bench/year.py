@@ -335,7 +335,8 @@ def report(store: Store, args, start, end, pruned: Pruned, written: float) -> No
         f"A year: {args.days} days x {args.prs} PRs = {args.days * args.prs:,} PRs "
         f"(written in {written:.0f} s), LLM bodies kept {args.keep_days} days"
     )
-    print(f"database size:  {size / 1e6:.1f} MB   (goal < 300 MB)")
+    met = "met" if size < 300e6 else "NOT met"
+    print(f"database size:  {size / 1e6:.1f} MB   (goal < 300 MB: {met})")
     for name, table_bytes in table_sizes(store)[:8]:
         print(f"  {name:22s} {table_bytes / 1e6:7.1f} MB")
     print(
