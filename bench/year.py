@@ -302,7 +302,8 @@ def simulate(store: Store, text: Text, args, writer, first: date) -> tuple[Prune
         prs = day_prs(text, index, day, args.prs)
         store.atomically(write_day, store, text, day, prs, writer)
         next_morning = datetime.combine(day + timedelta(days=1), datetime.min.time(), UTC)
-        pruned += prune(store, Cutoffs.at(next_morning + timedelta(hours=4), args.keep_days))
+        if not args.no_prune:
+            pruned += prune(store, Cutoffs.at(next_morning + timedelta(hours=4), args.keep_days))
         if index % 60 == 0:
             size = store.file_size().bytes / 1e6
             print(f"  day {index + 1:3d}: {size:6.1f} MB", flush=True)
@@ -390,9 +391,11 @@ async def run(args) -> None:
         print(f"day {args.days} ({last}) built for real against the fakes", flush=True)
         end = await real_day(settings, store, text, github, llm, args.days - 1, last, args)
         morning = datetime.combine(last + timedelta(days=1), datetime.min.time(), UTC)
-        pruned += prune(store, Cutoffs.at(morning + timedelta(hours=4), args.keep_days))
+        if not args.no_prune:
+            pruned += prune(store, Cutoffs.at(morning + timedelta(hours=4), args.keep_days))
         report(store, args, start, end, pruned, written)
         store.close()
+        print(f"the database: {settings.db_path}")
 
 
 def main() -> None:
@@ -402,6 +405,7 @@ def main() -> None:
     parser.add_argument("--keep-days", type=int, default=30, help="PRDIGEST_LLM_LOG_DAYS")
     parser.add_argument("--repeat", type=int, default=7, help="rebuilds timed per day")
     parser.add_argument("--seed", type=int, default=19)
+    parser.add_argument("--no-prune", action="store_true", help="the same year, never pruned")
     asyncio.run(run(parser.parse_args()))
 
 

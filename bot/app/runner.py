@@ -57,25 +57,11 @@ async def run_bot(
     background: set[asyncio.Task[Any]] = {asyncio.ensure_future(health.watch.run())}
     # prdigest doctor's checks, in the background: each failure is one warning in the log.
     background.add(asyncio.create_task(check_at_start(settings), name=START_CHECKS))
-
-    def connected(platform: Platform) -> None:
-        log.info("%s connected", platform)
-        connections.started.add(platform)
-        if on_started:
-            on_started(platform)
-        # Once connected, finish any digest a crash left half-posted (no duplicates: the
-        # posts table knows what went out).
-        task = asyncio.ensure_future(_resume(app, platform))
-        background.add(task)
-        task.add_done_callback(background.discard)
-
     # --http: Slack's server answers /healthz and /metrics beside /slack/events.
     options = RunOptions(http=http, port=port, routes=health.add_routes if http else None)
-    for entry, bot in app.entries():
-        connections.tasks[entry.platform] = asyncio.ensure_future(
-            entry.run(bot, settings, options, lambda _bot, p=entry.platform: connected(p))
-        )
-    tasks = list(connections.tasks.values())
+    tasks = connections.start(
+        settings, options, _on_connect(app, connections, background, on_started)
+    )
     try:
         await _until_stopped(app, tasks)
     finally:
@@ -99,6 +85,16 @@ class Connections:
         self.started: set[Platform] = set()
         self.tasks: dict[Platform, asyncio.Future[None]] = {}
 
+    def start(
+        self, settings: Settings, options: RunOptions, connected: Callable[[Platform], None]
+    ) -> list[asyncio.Future[None]]:
+        """Run each configured platform in a task; `connected(platform)` as each connects."""
+        for entry, bot in self.app.entries():
+            self.tasks[entry.platform] = asyncio.ensure_future(
+                entry.run(bot, settings, options, lambda _bot, p=entry.platform: connected(p))
+            )
+        return list(self.tasks.values())
+
     async def states(self) -> dict[str, bool]:
         found = {}
         for platform, bot in self.app.bots.items():
@@ -106,6 +102,26 @@ class Connections:
             running = platform in self.started and task is not None and not task.done()
             found[str(platform)] = running and await bot.is_connected()
         return found
+
+
+def _on_connect(
+    app: App, connections: Connections, background: set[asyncio.Task[Any]],
+    on_started: Callable[[str], None] | None,
+) -> Callable[[Platform], None]:  # fmt: skip
+    """What happens as a platform connects: it counts as connected for /healthz, the caller
+    hears of it, and any digest a crash left half-posted is finished (no duplicates: the
+    posts table knows what went out)."""
+
+    def connected(platform: Platform) -> None:
+        log.info("%s connected", platform)
+        connections.started.add(platform)
+        if on_started:
+            on_started(platform)
+        task = asyncio.ensure_future(_resume(app, platform))
+        background.add(task)
+        task.add_done_callback(background.discard)
+
+    return connected
 
 
 async def _serve_metrics(
