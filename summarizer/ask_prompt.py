@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 
 from bot.ports.summarizer import AskSource
 from summarizer.sampling import Sampling
+from summarizer.schema import strict_format
 from summarizer.tokens import count_tokens
 
 ASK_PROMPT_VERSION = "a1"
@@ -97,16 +98,7 @@ def ask_response_format(*, bounded: bool) -> dict:
     text: dict = {"type": "string"}
     if bounded:
         text["maxLength"] = ANSWER_CHARS
-    schema = {
-        "type": "object",
-        "properties": {"answer": text},
-        "required": ["answer"],
-        "additionalProperties": False,
-    }
-    return {
-        "type": "json_schema",
-        "json_schema": {"name": ASK_SCHEMA_NAME, "strict": True, "schema": schema},
-    }
+    return strict_format(ASK_SCHEMA_NAME, {"answer": text})
 
 
 def ask_sampling(sampling: Sampling) -> Sampling:

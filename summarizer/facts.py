@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import PurePosixPath
@@ -909,6 +910,7 @@ def _moves(defs: list[Definition]) -> tuple[list[Definition], list[Move]]:
 
 _MOVED_AT_LEAST = 3  # non-blank lines: fewer is a coincidence (`)`, `return x`, `else:`)
 _MOVED_SHARE = 0.8  # of a removed run's lines found added together elsewhere
+_COMMON = 50  # hunks adding one line (`)`, `return x`) counted as candidates, at most
 
 
 def _norm(line: str) -> str:
@@ -943,26 +945,36 @@ def _enclosing(path: str, hunk: _Hunk, side: _Side, row: int) -> str | None:
 def _moved_lines(reads: list[tuple[str, _Hunk]]) -> list[MovedLines]:
     """Runs of removed lines whose lines are added together in another hunk: a block moved.
     The PR's facts then say "moved" where they would say "removed" and "added"."""
-    added = [
-        (i, {_norm(h.new.lines[r]) for r in h.new.changed} - {""}) for i, (_, h) in enumerate(reads)
-    ]
+    added = [{_norm(h.new.lines[r]) for r in h.new.changed} - {""} for _, h in reads]
+    # Which hunks add each line: a run's candidates are the hunks its lines point to, so a PR
+    # of thousands of hunks is read once, not once a run.
+    adders: dict[str, list[int]] = {}
+    for j, lines in enumerate(added):
+        for line in lines:
+            adders.setdefault(line, []).append(j)
     out: list[MovedLines] = []
     for i, (path, hunk) in enumerate(reads):
         for run in _runs(hunk.old):
             texts = [_norm(hunk.old.lines[r]) for r in run if hunk.old.lines[r].strip()]
             if len(texts) < _MOVED_AT_LEAST:
                 continue
-            for j, lines in added:
-                if j != i and sum(t in lines for t in texts) >= _MOVED_SHARE * len(texts):
-                    new_path, new_hunk = reads[j]
-                    first = min(r for r in new_hunk.new.changed if _norm(new_hunk.new.lines[r]))
-                    out.append(MovedLines(
-                        len(texts), path, new_path, hunk.old.lines[run[0]].strip()[:120],
-                        _enclosing(path, hunk, hunk.old, run[0]),
-                        _enclosing(new_path, new_hunk, new_hunk.new, first),
-                    ))  # fmt: skip
+            votes = Counter(j for t in texts for j in adders.get(t, ())[:_COMMON] if j != i)
+            for j, _ in votes.most_common(3):
+                if sum(t in added[j] for t in texts) >= _MOVED_SHARE * len(texts):
+                    out.append(_moved(path, hunk, run, texts, *reads[j]))
                     break
     return out
+
+
+def _moved(
+    path: str, hunk: _Hunk, run: list[int], texts: list[str], new_path: str, new_hunk: _Hunk
+) -> MovedLines:
+    first = min(r for r in new_hunk.new.changed if _norm(new_hunk.new.lines[r]))
+    return MovedLines(
+        len(texts), path, new_path, hunk.old.lines[run[0]].strip()[:120],
+        _enclosing(path, hunk, hunk.old, run[0]),
+        _enclosing(new_path, new_hunk, new_hunk.new, first),
+    )  # fmt: skip
 
 
 def _not_moved(deletions: list[Deletion], moved: list[MovedLines]) -> list[Deletion]:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.ports.summarizer import DayCandidate
+from summarizer.schema import strict_format
 from summarizer.tokens import count_tokens
 
 HIGHLIGHTS_PROMPT_VERSION = "h1"
@@ -124,16 +125,7 @@ def highlights_response_format(count: int, numbers: Sequence[int] | None = None)
     if numbers is not None:
         items["enum"] = list(dict.fromkeys(numbers))
         array |= {"minItems": min(count, len(items["enum"])), "maxItems": count}
-    schema = {
-        "type": "object",
-        "properties": {"highlights": array},
-        "required": ["highlights"],
-        "additionalProperties": False,
-    }
-    return {
-        "type": "json_schema",
-        "json_schema": {"name": HIGHLIGHTS_SCHEMA_NAME, "strict": True, "schema": schema},
-    }
+    return strict_format(HIGHLIGHTS_SCHEMA_NAME, {"highlights": array})
 
 
 def parse_highlights(content: str | None) -> list[int]:

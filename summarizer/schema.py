@@ -40,38 +40,43 @@ HEADLINE_HINT = (
 )
 HEADLINE_MISSING_HINT = 'Write the headline too (the JSON key "headline"): ' + HEADLINE_HINT
 
-# Strict mode writes the keys in this order: the one-line headline first, the type last.
-SUMMARY_SCHEMA: dict = {
-    "type": "object",
-    "properties": {
-        "headline": {"type": "string"},
-        **{key: {"type": "string"} for key in SECTION_KEYS},
-        "type": _TYPE_SCHEMA,
-    },
-    "required": ["headline", *SECTION_KEYS, "type"],
-    "additionalProperties": False,
-}
 
-RESPONSE_FORMAT_SCHEMA = {
-    "type": "json_schema",
-    "json_schema": {"name": "pr_summary", "strict": True, "schema": SUMMARY_SCHEMA},
+def object_schema(properties: dict) -> dict:
+    """A JSON object of exactly `properties`, every one required (what strict mode asks)."""
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
+def strict_format(name: str, properties: dict) -> dict:
+    """The `response_format` of a strict JSON-schema answer: every answer prdigest asks for
+    (a summary, a revision, highlights, an ask) has this one shape."""
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": name, "strict": True, "schema": object_schema(properties)},
+    }
+
+
+# Strict mode writes the keys in this order: the one-line headline first, the type last.
+_SUMMARY_PROPERTIES: dict = {
+    "headline": {"type": "string"},
+    **{key: {"type": "string"} for key in SECTION_KEYS},
+    "type": _TYPE_SCHEMA,
 }
+SUMMARY_SCHEMA: dict = object_schema(_SUMMARY_PROPERTIES)
+RESPONSE_FORMAT_SCHEMA = strict_format("pr_summary", _SUMMARY_PROPERTIES)
 RESPONSE_FORMAT_OBJECT = {"type": "json_object"}
 
-REVISION_SCHEMA: dict = {
-    "type": "object",
-    "properties": {
-        **SUMMARY_SCHEMA["properties"],
-        "changed": {"type": "boolean"},
-        "change_note": {"type": "string"},
-    },
-    "required": [*SUMMARY_SCHEMA["required"], "changed", "change_note"],
-    "additionalProperties": False,
+_REVISION_PROPERTIES: dict = {
+    **_SUMMARY_PROPERTIES,
+    "changed": {"type": "boolean"},
+    "change_note": {"type": "string"},
 }
-RESPONSE_FORMAT_REVISION = {
-    "type": "json_schema",
-    "json_schema": {"name": "pr_summary_revision", "strict": True, "schema": REVISION_SCHEMA},
-}
+REVISION_SCHEMA: dict = object_schema(_REVISION_PROPERTIES)
+RESPONSE_FORMAT_REVISION = strict_format("pr_summary_revision", _REVISION_PROPERTIES)
 
 NOTE_CHARS = 300  # a revision's one-line note, as revision_fields keeps it
 # A section shorter than this is no section ("N/A."); the grammar then keeps the model writing.
@@ -91,14 +96,7 @@ def bounded_schema(section_chars: int, *, revision: bool = False) -> dict:
     if revision:
         note = {"type": "string", "maxLength": NOTE_CHARS}  # one sentence, shown as is
         properties |= {"changed": {"type": "boolean"}, "change_note": note}
-    schema = {
-        "type": "object",
-        "properties": properties,
-        "required": list(properties),
-        "additionalProperties": False,
-    }
-    name = "pr_summary_revision" if revision else "pr_summary"
-    return {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": schema}}
+    return strict_format("pr_summary_revision" if revision else "pr_summary", properties)
 
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*(?:```\s*)?$", re.DOTALL)

@@ -292,16 +292,11 @@ class GitHubClients:
             owner, _, name = full_name.partition("/")
             try:
                 found = self._integration.get_repo_installation(owner, name)
-            except GithubException as exc:
-                if exc.status == 404:
+            except (GithubException, RequestException) as exc:
+                if isinstance(exc, GithubException) and exc.status == 404:
                     raise self._not_installed(full_name) from None
-                raise self._app_failure(
-                    exc, f"finding the App's installation on {full_name}"
-                ) from None
-            except RequestException as exc:
-                raise self._app_failure(
-                    exc, f"finding the App's installation on {full_name}"
-                ) from None
+                doing = f"finding the App's installation on {full_name}"
+                raise self._app_failure(exc, doing) from None
             self._installation_of[key] = found.id
         return self._installation_of[key]
 
@@ -309,19 +304,15 @@ class GitHubClients:
         assert self._integration is not None
         try:
             return self._integration.get_access_token(installation)
-        except GithubException as exc:
-            if exc.status == 404 and self.auth.app and self.auth.app.installation_id:
+        except (GithubException, RequestException) as exc:
+            given = self.auth.app is not None and self.auth.app.installation_id
+            if isinstance(exc, GithubException) and exc.status == 404 and given:
                 raise ConfigurationError(
                     f"The App has no installation {installation} (GITHUB_APP_INSTALLATION_ID): "
                     "check the id, or unset it to find each repository's installation"
                 ) from None
-            raise self._app_failure(
-                exc, f"minting a token for installation {installation}"
-            ) from None
-        except RequestException as exc:
-            raise self._app_failure(
-                exc, f"minting a token for installation {installation}"
-            ) from None
+            doing = f"minting a token for installation {installation}"
+            raise self._app_failure(exc, doing) from None
 
     def renew(self, full_name: str) -> bool:
         """After GitHub refused a token: mint the repository's installation a new one. False

@@ -573,6 +573,14 @@ class FakeGitHub(FakeHTTPServer):
             return None
         return _error(401, "Bad credentials")
 
+    def _repo_or_error(self, req: RecordedRequest, m: re.Match[str]) -> FakeRepo | Response:
+        """The repository the path names, or GitHub's answer when it may not be read: 401 for
+        a refused token, 404 for one missing or not visible to the caller."""
+        if (denied := self._authorized(req)) is not None:
+            return denied
+        repo = self._find_repo(req, m["owner"], m["name"])
+        return _error(404, "Not Found") if repo is None else repo
+
     def _find_repo(self, req: RecordedRequest, owner: str, name: str) -> FakeRepo | None:
         with self._data_lock:
             repo = self._repos.get(f"{owner}/{name}".lower())
@@ -873,21 +881,17 @@ class FakeGitHub(FakeHTTPServer):
         return Response(200, self.user_json(self._api(req), "prdigest-bot"))
 
     def _get_repo(self, req: RecordedRequest, m: re.Match[str]) -> Response:
-        if (denied := self._authorized(req)) is not None:
-            return denied
-        repo = self._find_repo(req, m["owner"], m["name"])
-        if repo is None:
-            return _error(404, "Not Found")
+        repo = self._repo_or_error(req, m)
+        if isinstance(repo, Response):
+            return repo
         return Response(200, self.repo_json(self._api(req), repo))
 
     def _get_pr_or_404(
         self, req: RecordedRequest, m: re.Match[str]
     ) -> tuple[FakeRepo, FakePR] | Response:
-        if (denied := self._authorized(req)) is not None:
-            return denied
-        repo = self._find_repo(req, m["owner"], m["name"])
-        if repo is None:
-            return _error(404, "Not Found")
+        repo = self._repo_or_error(req, m)
+        if isinstance(repo, Response):
+            return repo
         with self._data_lock:
             pr = repo.pulls.get(int(m["number"]))
         if pr is None:  # includes plain issues, as on GitHub
@@ -915,11 +919,9 @@ class FakeGitHub(FakeHTTPServer):
         return Response(200, body, self._link_header(req, page, last_page))
 
     def _list_pulls(self, req: RecordedRequest, m: re.Match[str]) -> Response:
-        if (denied := self._authorized(req)) is not None:
-            return denied
-        repo = self._find_repo(req, m["owner"], m["name"])
-        if repo is None:
-            return _error(404, "Not Found")
+        repo = self._repo_or_error(req, m)
+        if isinstance(repo, Response):
+            return repo
         state = req.query.get("state", "open")
         with self._data_lock:
             prs = [
@@ -946,11 +948,9 @@ class FakeGitHub(FakeHTTPServer):
         return Response(200, body, self._link_header(req, page, last_page))
 
     def _get_issue(self, req: RecordedRequest, m: re.Match[str]) -> Response:
-        if (denied := self._authorized(req)) is not None:
-            return denied
-        repo = self._find_repo(req, m["owner"], m["name"])
-        if repo is None:
-            return _error(404, "Not Found")
+        repo = self._repo_or_error(req, m)
+        if isinstance(repo, Response):
+            return repo
         number = int(m["number"])
         with self._data_lock:
             item: FakePR | FakeIssue | None = repo.pulls.get(number) or repo.issues.get(number)
@@ -1006,11 +1006,9 @@ class FakeGitHub(FakeHTTPServer):
         return Response(200, body, self._link_header(req, page, last_page))
 
     def _get_contents(self, req: RecordedRequest, m: re.Match[str]) -> Response:
-        if (denied := self._authorized(req)) is not None:
-            return denied
-        repo = self._find_repo(req, m["owner"], m["name"])
-        if repo is None:
-            return _error(404, "Not Found")
+        repo = self._repo_or_error(req, m)
+        if isinstance(repo, Response):
+            return repo
         ref = req.query.get("ref") or repo.default_branch
         path = unquote(m["path"] or "").strip("/")
         api = self._api(req)
@@ -1036,11 +1034,9 @@ class FakeGitHub(FakeHTTPServer):
         return Response(200, listing)
 
     def _get_blob(self, req: RecordedRequest, m: re.Match[str]) -> Response:
-        if (denied := self._authorized(req)) is not None:
-            return denied
-        repo = self._find_repo(req, m["owner"], m["name"])
-        if repo is None:
-            return _error(404, "Not Found")
+        repo = self._repo_or_error(req, m)
+        if isinstance(repo, Response):
+            return repo
         sha = m["sha"].lower()
         with self._data_lock:
             blobs = {_blob_sha(d): d for tree in repo.files.values() for d in tree.values()}
@@ -1081,14 +1077,15 @@ class FakeGitHub(FakeHTTPServer):
     def _compare(self, req: RecordedRequest, m: re.Match[str]) -> Response:
         """GitHub's compare of two refs on the (linear) default branch: the commits after
         `base` up to `head`, oldest first, ``per_page`` (250 by default, at most 1000) a page."""
-        if (denied := self._authorized(req)) is not None:
-            return denied
-        repo = self._find_repo(req, m["owner"], m["name"])
-        if repo is None:
-            return _error(404, "Not Found")
+        repo = self._repo_or_error(req, m)
+        if isinstance(repo, Response):
+            return repo
         with self._data_lock:
             history = repo.history()
-            base, head = repo.commit_index(unquote(m["base"])), repo.commit_index(unquote(m["head"]))
+            base, head = (
+                repo.commit_index(unquote(m["base"])),
+                repo.commit_index(unquote(m["head"])),
+            )
         if base is None or head is None:
             return _error(404, "Not Found")
         between = history[base + 1 : head + 1]
@@ -1123,11 +1120,9 @@ class FakeGitHub(FakeHTTPServer):
         return Response(200, body, self._link_header(req, page, last_page))
 
     def _get_git_ref(self, req: RecordedRequest, m: re.Match[str]) -> Response:
-        if (denied := self._authorized(req)) is not None:
-            return denied
-        repo = self._find_repo(req, m["owner"], m["name"])
-        if repo is None:
-            return _error(404, "Not Found")
+        repo = self._repo_or_error(req, m)
+        if isinstance(repo, Response):
+            return repo
         ref = unquote(m["ref"])
         kind, _, name = ref.partition("/")
         with self._data_lock:
@@ -1145,11 +1140,9 @@ class FakeGitHub(FakeHTTPServer):
         })  # fmt: skip
 
     def _list_tags(self, req: RecordedRequest, m: re.Match[str]) -> Response:
-        if (denied := self._authorized(req)) is not None:
-            return denied
-        repo = self._find_repo(req, m["owner"], m["name"])
-        if repo is None:
-            return _error(404, "Not Found")
+        repo = self._repo_or_error(req, m)
+        if isinstance(repo, Response):
+            return repo
         with self._data_lock:
             tags = sorted(repo.tags.items(), reverse=True)
         per_page, page = self._page_params(req)
