@@ -1,6 +1,6 @@
 """Benchmark: a year of a busy repository (vLLM: 40 PRs a day) on one disk.
 
-    python bench/year.py [--days 365] [--prs 40] [--keep-days 30] [--repeat 7]
+    python bench/year.py [--days 365] [--prs 40] [--keep-days 30] [--diff-days 90] [--repeat 7]
 
 The first and the last day are built for real: `DigestService.build` against the fake GitHub
 and the fake OpenAI (listing, fetching, summaries, highlights, the day at a glance). Each is
@@ -14,7 +14,7 @@ files (diffs sized like vLLM's: median ~4 KB, a few of 80 KB), a description, it
 ~1.5 KB; one PR in four needs a second call), the day's highlights call, the digest thread's
 posts (a parent, one reply per PR, the parent's edit), one flag a day and every third day a
 revised summary, and the day's CODEOWNERS. After each day the prune runs as the scheduler runs
-it, at that day's end. Prints the database size (goal < 300 MB) and the end-of-year build time
+it, at that day's end (prompts kept --keep-days, diffs --diff-days). Prints the database size (goal < 300 MB) and the end-of-year build time
 against the start (goal within 10%).
 """
 
@@ -303,7 +303,9 @@ def simulate(store: Store, text: Text, args, writer, first: date) -> tuple[Prune
         store.atomically(write_day, store, text, day, prs, writer)
         next_morning = datetime.combine(day + timedelta(days=1), datetime.min.time(), UTC)
         if not args.no_prune:
-            pruned += prune(store, Cutoffs.at(next_morning + timedelta(hours=4), args.keep_days))
+            pruned += prune(
+                store, Cutoffs.at(next_morning + timedelta(hours=4), args.keep_days, args.diff_days)
+            )
         if index % 60 == 0:
             size = store.file_size().bytes / 1e6
             print(f"  day {index + 1:3d}: {size:6.1f} MB", flush=True)
@@ -334,7 +336,8 @@ def report(store: Store, args, start, end, pruned: Pruned, written: float) -> No
     print()
     print(
         f"A year: {args.days} days x {args.prs} PRs = {args.days * args.prs:,} PRs "
-        f"(written in {written:.0f} s), LLM bodies kept {args.keep_days} days"
+        f"(written in {written:.0f} s), LLM bodies kept {args.keep_days} days, "
+        f"diffs {args.diff_days or 'for ever'}{' days' if args.diff_days else ''}"
     )
     met = "met" if size < 300e6 else "NOT met"
     print(f"database size:  {size / 1e6:.1f} MB   (goal < 300 MB: {met})")
@@ -342,7 +345,8 @@ def report(store: Store, args, start, end, pruned: Pruned, written: float) -> No
         print(f"  {name:22s} {table_bytes / 1e6:7.1f} MB")
     print(
         f"pruned over the year: {pruned.calls_thinned:,} calls thinned, "
-        f"{pruned.body_bytes / 1e6:.0f} MB of prompts and answers dropped"
+        f"{pruned.body_bytes / 1e6:.0f} MB of prompts and answers dropped; the diffs of "
+        f"{pruned.diffs:,} PRs ({pruned.diff_bytes / 1e6:.0f} MB)"
     )
     print("a day's digest (40 PRs):            start       end    end/start")
     print(
@@ -392,7 +396,9 @@ async def run(args) -> None:
         end = await real_day(settings, store, text, github, llm, args.days - 1, last, args)
         morning = datetime.combine(last + timedelta(days=1), datetime.min.time(), UTC)
         if not args.no_prune:
-            pruned += prune(store, Cutoffs.at(morning + timedelta(hours=4), args.keep_days))
+            pruned += prune(
+                store, Cutoffs.at(morning + timedelta(hours=4), args.keep_days, args.diff_days)
+            )
         report(store, args, start, end, pruned, written)
         store.close()
         print(f"the database: {settings.db_path}")
@@ -403,6 +409,7 @@ def main() -> None:
     parser.add_argument("--days", type=int, default=365)
     parser.add_argument("--prs", type=int, default=40, help="PRs merged a day")
     parser.add_argument("--keep-days", type=int, default=30, help="PRDIGEST_LLM_LOG_DAYS")
+    parser.add_argument("--diff-days", type=int, default=90, help="PRDIGEST_DIFF_DAYS")
     parser.add_argument("--repeat", type=int, default=7, help="rebuilds timed per day")
     parser.add_argument("--seed", type=int, default=19)
     parser.add_argument("--no-prune", action="store_true", help="the same year, never pruned")

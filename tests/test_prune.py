@@ -14,7 +14,7 @@ from bot.app.cli import cli
 from bot.app.commands import prune as prune_command
 from bot.app.compose import build_service
 from bot.core.clock import utcnow
-from bot.core.models import Usage
+from bot.core.models import ChangedFile, PullRequest, Usage
 from bot.core.settings import Settings
 from bot.ports.summarizer import LLMCall
 from bot.schedule import scheduler as scheduler_module
@@ -22,9 +22,11 @@ from bot.schedule.scheduler import DigestScheduler
 from bot.schedule.subscriptions import StaticSubscriptions
 from bot.store import upkeep
 from bot.store.lease import Lease
+from bot.store.search_index import SearchWhere
 from bot.store.store import Store
 from bot.store.upkeep import Cutoffs, prune
 from tests.conftest import REPO, make_pr
+from tests.fakes.openai_api import request_text
 
 DAY = "2026-02-23"
 NOW = datetime(2026, 11, 25, 12, tzinfo=UTC)
@@ -106,6 +108,7 @@ def later(monkeypatch, days: int) -> None:
 
 
 def test_prdigest_prune_says_what_it_dropped_and_never_touches_summaries(stored_day, monkeypatch):
+    monkeypatch.setenv("PRDIGEST_DIFF_DAYS", "0")  # keeps every diff: the call log alone
     store = Store(stored_day.db_path)
     tables = ("summaries", "pull_requests", "pr_files", "posts", "flags", "digests")
     counts = {t: store.db[t].count for t in tables}
@@ -130,9 +133,7 @@ def test_prdigest_prune_says_what_it_dropped_and_never_touches_summaries(stored_
     assert done.exit_code == 0, done.output
     first, second = done.stdout.splitlines()
     assert first.startswith(f"Thinned {calls} LLM calls older than 30 days (")
-    assert first.endswith(
-        "of prompts and answers), 0 old CODEOWNERS texts; their figures are kept."
-    )
+    assert first.endswith("of prompts and answers); their figures are kept.")
     assert second.startswith("Database: ") and "VACUUM" in second
     again = CliRunner().invoke(cli, ["prune"])
     assert again.stdout.startswith("Nothing to prune")
@@ -145,6 +146,7 @@ def test_prdigest_prune_says_what_it_dropped_and_never_touches_summaries(stored_
 
 
 def test_the_kept_days_come_from_the_setting_or_the_option(stored_day, monkeypatch):
+    monkeypatch.setenv("PRDIGEST_DIFF_DAYS", "0")
     later(monkeypatch, 3)
     assert CliRunner().invoke(cli, ["prune"]).stdout.startswith("Nothing to prune")
     monkeypatch.setenv("PRDIGEST_LLM_LOG_DAYS", "2")
@@ -190,4 +192,102 @@ async def test_the_scheduler_prunes_once_a_day_from_soon_after_its_start(env, mo
         await service.aclose()
     thinned = [r for r in rows(store) if r["messages"] is None]
     assert [r["created_at"] for r in thinned] == [old.created_at.astimezone(UTC).isoformat()]
+    store.close()
+
+
+# -- old diffs: GitHub keeps them, a new summary reads them again --------------------------
+
+
+def diff_of(number: int, merged: datetime) -> PullRequest:
+    return PullRequest(
+        repo=REPO, number=number, title=f"Tune the scheduler ({number})", url="", author="alice", state="merged",
+        merged_at=merged, files=(
+            ChangedFile("vllm/engine/worker.py", "modified", 3, 1, "@@ -1 +1 @@\n-a\n+b\n"),
+            ChangedFile("csrc/big_kernel.cu", "modified", 800, 0, None),  # GitHub gave none
+        ),
+    )  # fmt: skip
+
+
+def test_prs_merged_before_the_kept_days_lose_their_patches_and_keep_their_files():
+    store = Store(":memory:")
+    for number, days_ago in ((1, 200), (2, 91), (3, 89), (4, 1)):
+        store.save_pr(diff_of(number, NOW - timedelta(days=days_ago)))
+    cutoffs = Cutoffs.at(NOW, 30, 90)
+    assert store.prunable(cutoffs).diffs == 2
+    pruned = prune(store, cutoffs)
+    assert (pruned.diffs, pruned.diff_bytes) == (2, 2 * len("@@ -1 +1 @@\n-a\n+b\n"))
+    old, kept = store.get_pr(REPO, 1), store.get_pr(REPO, 3)
+    assert old is not None and kept is not None
+    assert old.diff_pruned and not kept.diff_pruned
+    assert [f.patch for f in old.files] == [None, None]
+    assert [(f.filename, f.additions) for f in old.files] == [
+        (f.filename, f.additions) for f in kept.files
+    ]
+    assert kept.files[0].patch
+    assert prune(store, cutoffs).nothing  # idempotent
+
+
+def test_a_pr_stored_again_from_github_has_its_diff_back():
+    store = Store(":memory:")
+    store.save_pr(diff_of(1, NOW - timedelta(days=200)))
+    prune(store, Cutoffs.at(NOW, 30, 90))
+    store.save_pr(diff_of(1, NOW - timedelta(days=200)))
+    again = store.get_pr(REPO, 1)
+    assert again is not None and not again.diff_pruned and again.files[0].patch
+
+
+def test_diff_days_0_keeps_every_diff():
+    store = Store(":memory:")
+    store.save_pr(diff_of(1, NOW - timedelta(days=2000)))
+    assert prune(store, Cutoffs.at(NOW, 30, 0)).nothing
+    assert store.get_pr(REPO, 1).files[0].patch  # type: ignore[union-attr]
+
+
+def test_old_diffs_are_dropped_batch_by_batch_and_the_search_index_is_untouched(monkeypatch):
+    monkeypatch.setattr(upkeep, "BATCH", 4)
+    store = Store(":memory:")
+    for number in range(1, 11):
+        store.save_pr(diff_of(number, NOW - timedelta(days=100 + number)))
+    docs = list(store.db["search_docs"].rows)
+    assert prune(store, Cutoffs.at(NOW, 30, 90)).diffs == 10
+    assert list(store.db["search_docs"].rows) == docs  # no index row was written again
+    assert {h.number for h in store.search_prs("scheduler", SearchWhere(), limit=20)} == set(
+        range(1, 11)
+    )
+
+
+def test_prdigest_prune_drops_old_diffs_and_a_refresh_reads_them_from_github_again(
+    stored_day, github, llm
+):
+    """The stored day (2026-02-23) is more than 90 days old: its diffs go, its summaries stay;
+    the report is still built from the store, and summarizing again fetches each PR again."""
+    done = CliRunner().invoke(cli, ["prune", "--no-vacuum"])
+    assert done.exit_code == 0, done.output
+    assert "Dropped the diffs of 3 PRs merged more than 90 days ago (" in done.stdout
+    fetched, prompts = github.count(path_regex=r"/pulls/\d+"), len(llm.chat_requests)
+
+    again = CliRunner().invoke(cli, ["report", "--date", DAY])
+    assert again.exit_code == 0, again.output
+    assert github.count(path_regex=r"/pulls/\d+") == fetched  # shown from the store
+    assert len(llm.chat_requests) == prompts
+
+    refreshed = CliRunner().invoke(cli, ["report", "--date", DAY, "--refresh"])
+    assert refreshed.exit_code == 0, refreshed.output
+    assert github.count(path_regex=r"/pulls/\d+") > fetched
+    assert all("+y_0 = 2" in request_text(r) for r in llm.chat_requests[prompts:])
+    store = Store(stored_day.db_path)
+    assert not any(store.get_pr(REPO, n).diff_pruned for n in range(1, 4))  # type: ignore[union-attr]
+    store.close()
+
+
+def test_github_failing_to_give_a_pruned_diff_again_costs_that_pr_alone(stored_day, github, llm):
+    assert CliRunner().invoke(cli, ["prune", "--no-vacuum"]).exit_code == 0
+    github.inject(r"/pulls/2$", 502, times=50)
+    result = CliRunner().invoke(cli, ["report", "--date", DAY, "--refresh", "--output", "x.md"])
+    assert "Traceback" not in result.output
+    text = open("x.md").read()
+    assert "**Total Merged PRs:** 3" in text
+    assert "Summary unavailable" in text and "GitHub answered 502" in text
+    store = Store(stored_day.db_path)
+    assert [store.get_pr(REPO, n).diff_pruned for n in (1, 2, 3)] == [False, True, False]  # type: ignore[union-attr]
     store.close()

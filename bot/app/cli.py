@@ -62,7 +62,7 @@ COMMANDS: dict[str, LazyCommand] = {
     ),
     "prune": LazyCommand(
         "bot.app.commands.prune",
-        "Drop old prompts and answers from the LLM call log, keeping their figures.",
+        "Drop old LLM prompts and answers (keeping their figures) and old diffs.",
     ),
     "slack-manifest": LazyCommand(
         "bot.app.commands.slack_manifest",

@@ -135,6 +135,9 @@ class PullRequest:
     # GitHub's count of changed files: `files` stops at 3,000, this does not. None when unknown
     # (a PR stored before it was recorded).
     changed_files: int | None = None
+    # The stored PR's patches were pruned (PRDIGEST_DIFF_DAYS): its files keep their names and
+    # sizes, and a new summary of it reads the diff from GitHub again.
+    diff_pruned: bool = False
 
     def __post_init__(self) -> None:
         _set(

@@ -91,6 +91,7 @@ class Settings:
     metrics_port: int | None = None  # /healthz and /metrics; off when unset
     metrics_host: str = "127.0.0.1"
     llm_log_days: int = 30  # full prompts and answers kept this long, then only the figures
+    diff_days: int = 90  # a merged PR's diff kept this long (0: for ever); GitHub has it after
     range_max_days: int = 31  # the longest range one rollup builds
 
     @property
@@ -335,5 +336,6 @@ def _schedule(read: _EnvReader) -> dict[str, Any]:
         "metrics_port": read.optional_integer("PRDIGEST_METRICS_PORT", 9464, minimum=0),
         "metrics_host": read.get("PRDIGEST_METRICS_HOST") or "127.0.0.1",
         "llm_log_days": read.integer("PRDIGEST_LLM_LOG_DAYS", 30),
+        "diff_days": read.integer("PRDIGEST_DIFF_DAYS", 90),
         "range_max_days": read.integer("PRDIGEST_RANGE_MAX_DAYS", 31, minimum=1),
     }

@@ -511,6 +511,15 @@ class DigestService:
             fetch.add_done_callback(lambda done: self._fetch_done(key, done))
         return await asyncio.shield(fetch)
 
+    async def with_diff(self, pr: PullRequest) -> PullRequest:
+        """`pr` with its patches: a stored PR whose diff a prune dropped (PRDIGEST_DIFF_DAYS)
+        is read from GitHub again, and stored again with it. A summary is only ever written
+        from the diff; showing a stored one never needs it."""
+        if not pr.diff_pruned:
+            return pr
+        log.info("reading the diff of %s#%s from GitHub again (pruned)", pr.repo, pr.number)
+        return await self._fetch_pr(pr.repo, pr.number)
+
     async def _fetch_pr(self, repo: str, number: int) -> PullRequest:
         info = await asyncio.to_thread(self.source.repository, repo)
         pr = await asyncio.to_thread(self.source.fetch_pr, info, number)
@@ -565,8 +574,9 @@ class DigestService:
             async with semaphore:
                 llm_work.started()  # what a chat command's LLM limits count
                 try:
+                    pr = await self.with_diff(pr)
                     result = await self._calls_kept(summarizer.summarize(pr))
-                except SummarizeError as exc:
+                except (SummarizeError, SourceError, NotFoundError) as exc:
                     log.warning("summary of %s#%s failed: %s", pr.repo, pr.number, exc)
                     return DigestEntry(pr, error=str(exc))
                 except StorageError:
@@ -600,6 +610,7 @@ class DigestService:
     async def revise(self, pr: PullRequest, current: PRSummary) -> Revision:
         """Re-check a flagged summary with the deeper pass; the answer is scrubbed like every
         summary, and counts as changed only if the scrubbed text differs from the current."""
+        pr = await self.with_diff(pr)
         revision = await self._calls_kept((await self.summarizer()).revise(pr, current))
         # The new version, if any, is stored by the flag's record (bot.chat.flags.revisions).
         await self.store.aio.log_llm_calls(revision.result.calls)

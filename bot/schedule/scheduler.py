@@ -323,11 +323,12 @@ class DigestScheduler:
 
     async def prune(self) -> Pruned:
         """The daily prune: LLM prompts and answers older than PRDIGEST_LLM_LOG_DAYS lose their
-        bodies (their figures stay), old CODEOWNERS texts go; batch by batch on the store's
+        bodies (their figures stay), diffs older than PRDIGEST_DIFF_DAYS and old CODEOWNERS
+        texts go; batch by batch on the store's
         writer thread, by the lease's holder only. A failure is one log line."""
         if self._stopping or not await self._take_lease():
             return Pruned()
-        cutoffs = Cutoffs.at(self.clock(), self.settings.llm_log_days)
+        cutoffs = Cutoffs.at(self.clock(), self.settings.llm_log_days, self.settings.diff_days)
         try:
             pruned = await prune_off_loop(self.service.store, cutoffs)
         except StorageError as exc:  # tomorrow's prune drops it instead
@@ -335,8 +336,9 @@ class DigestScheduler:
             return Pruned()
         if not pruned.nothing:  # one line per action: a day with nothing old says nothing
             log.info(
-                "pruned llm_calls_thinned=%d bytes=%d codeowners=%d",
-                pruned.calls_thinned, pruned.body_bytes, pruned.codeowners,
+                "pruned llm_calls_thinned=%d bytes=%d diffs=%d diff_bytes=%d codeowners=%d",
+                pruned.calls_thinned, pruned.body_bytes, pruned.diffs, pruned.diff_bytes,
+                pruned.codeowners,
             )  # fmt: skip
         return pruned
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
-from bot.store.search_index import create_search_index_v1
+from bot.store.search_index import create_search_index_v1, narrow_pr_trigger_v2
 
 migrations = Migrations("prdigest")
 
@@ -343,3 +343,16 @@ def m013_search_index(db: Database) -> None:
     # `prdigest search`, `/digest search` and ask: every stored merged PR in a full-text
     # index, filled now from what is stored and kept in step by triggers from here on.
     create_search_index_v1(db)
+
+
+@migrations()
+def m014_diff_prune(db: Database) -> None:
+    # A merged PR's patches are dropped after PRDIGEST_DIFF_DAYS (they are most of a year's
+    # file, and GitHub keeps them); the PR remembers when, so a new summary reads them again.
+    db["pull_requests"].add_column("diff_pruned_at", str)
+    # What a prune reads: the PRs still holding their diffs, by age (the few months kept).
+    db.execute(
+        "CREATE INDEX idx_pull_requests_diffs ON pull_requests (coalesce(merged_at, fetched_at))"
+        " WHERE diff_pruned_at IS NULL"
+    )
+    narrow_pr_trigger_v2(db)

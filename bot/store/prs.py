@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 
 from bot.core.clock import utcnow
 from bot.core.models import ChangedFile, DayWindow, PullRequest
@@ -13,6 +14,15 @@ from bot.store.threads import reads, writes
 
 # A commit as `git revert` names it: an abbreviation of at least 7 hex digits, or all 40.
 _SHA_PREFIX = re.compile(r"[0-9a-f]{7,40}")
+
+
+_FILES_KEY = ("repo", "number", "position")
+
+
+@dataclass(frozen=True)
+class DroppedDiffs:
+    prs: int
+    bytes: int  # the patches' own bytes
 
 
 class PRTables(Tables):
@@ -37,6 +47,7 @@ class PRTables(Tables):
                     "html_base": pr.html_base,
                     "changed_files": pr.changed_files,
                     "fetched_at": iso(utcnow()),
+                    "diff_pruned_at": None,  # stored with its patches, as GitHub gave them
                 },
                 pk=("repo", "number"),
             )
@@ -56,7 +67,7 @@ class PRTables(Tables):
                     }
                     for i, f in enumerate(pr.files)
                 ),
-                pk=("repo", "number", "position"),
+                pk=_FILES_KEY,
             )
 
     @reads
@@ -81,6 +92,7 @@ class PRTables(Tables):
             head_sha=row["head_sha"] or "",
             files=files,
             html_base=row["html_base"] or "https://github.com",
+            diff_pruned=row.get("diff_pruned_at") is not None,
         )
 
     @reads
@@ -106,6 +118,49 @@ class PRTables(Tables):
             [repo, title],
         ).fetchone()
         return self.get_pr(repo, row[0]) if row else None
+
+    @writes
+    def drop_old_diffs(self, before: str, limit: int) -> DroppedDiffs:
+        """Drop the patches of at most `limit` PRs merged (or, unmerged, fetched) before
+        `before`, oldest first; their files keep names and sizes. One short transaction.
+
+        The files are deleted and written again without their patches rather than updated:
+        SQLite merges the pages a delete leaves nearly empty, not those an update shrinks."""
+        with self.transaction():
+            keys = self.db.execute(
+                "SELECT repo, number FROM pull_requests WHERE diff_pruned_at IS NULL"
+                " AND coalesce(merged_at, fetched_at) < ?"
+                " ORDER BY coalesce(merged_at, fetched_at) LIMIT ?",
+                [before, limit],
+            ).fetchall()
+            now, dropped = iso(utcnow()), 0
+            for repo, number in keys:
+                dropped += self._drop_patches(repo, number)
+                self.db.execute(
+                    "UPDATE pull_requests SET diff_pruned_at = ? WHERE repo = ? AND number = ?",
+                    [now, repo, number],
+                )
+        return DroppedDiffs(len(keys), dropped)
+
+    def _drop_patches(self, repo: str, number: int) -> int:
+        where = "repo = ? AND number = ?"
+        files = list(self.db["pr_files"].rows_where(where, [repo, number]))
+        self.db["pr_files"].delete_where(where, [repo, number])
+        self.db["pr_files"].insert_all(({**f, "patch": None} for f in files), pk=_FILES_KEY)
+        return sum(len((f["patch"] or "").encode()) for f in files)
+
+    @reads
+    def old_diffs(self, before: str) -> DroppedDiffs:
+        """What `drop_old_diffs` would drop, all batches together."""
+        prs, size = self.db.execute(
+            "SELECT count(DISTINCT p.number || ' ' || p.repo),"
+            " coalesce(sum(length(CAST(f.patch AS BLOB))), 0)"
+            " FROM pull_requests AS p LEFT JOIN pr_files AS f"
+            " ON f.repo = p.repo AND f.number = p.number"
+            " WHERE p.diff_pruned_at IS NULL AND coalesce(p.merged_at, p.fetched_at) < ?",
+            [before],
+        ).fetchone()
+        return DroppedDiffs(prs, size)
 
     @writes
     def mark_not_pr(self, repo: str, number: int) -> None:

@@ -257,3 +257,19 @@ def create_search_index_v1(db: Database) -> None:
     weights = ", ".join(f"{w:g}" for w in COLUMN_WEIGHTS.values())
     db.execute(f"INSERT INTO {FTS} ({FTS}, rank) VALUES ('rank', 'bm25({weights})')")
     db.executescript(_TRIGGERS_V1)  # statement by statement inside the migration's transaction
+
+
+# -- version 2 (migration m014): a PR's row is written again only when what it shows changes --
+
+# A prune dropping old diffs (`pull_requests.diff_pruned_at`) must not rewrite the index rows
+# of a year of PRs: the PR trigger fires on the columns the index reads, and no others.
+_PR_UPDATE_V2 = f"""
+CREATE TRIGGER search_docs_pr_update
+AFTER UPDATE OF repo, number, title, url, author, labels, merged_at, state ON pull_requests
+BEGIN {_refresh("NEW")} END
+"""
+
+
+def narrow_pr_trigger_v2(db: Database) -> None:
+    db.execute("DROP TRIGGER search_docs_pr_update")
+    db.execute(_PR_UPDATE_V2)  # one statement: inside the migration's transaction

@@ -3,9 +3,12 @@
 A prune drops what nobody reads again, and nothing else:
 - the prompts and answers of LLM calls older than PRDIGEST_LLM_LOG_DAYS (their figures stay:
   model, purpose, tokens, duration, error, time), the one table that grows by the gigabyte;
+- the patches of PRs merged more than PRDIGEST_DIFF_DAYS ago (90): most of a year's file, and
+  GitHub keeps them; a new summary of such a PR reads its diff from GitHub again. The PR and
+  its files' names and sizes stay (search and areas read them);
 - CODEOWNERS texts read more than a week ago (only the current day's is ever read).
 
-Summaries (every version, superseded ones included), posts, flags, PRs and their files are
+Summaries (every version, superseded ones included), their facts, posts, flags and PRs are
 never pruned: a year of summaries is the team's memory, and the posts table is what makes a
 post idempotent. The scheduler prunes once a day, batch by batch on the store's writer thread;
 `prdigest prune` does the same, and VACUUMs when that gives back a worthwhile share of the file.
@@ -14,12 +17,13 @@ post idempotent. The scheduler prunes once a day, batch by batch on the store's 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bot.store.base import Tables, iso
 from bot.store.llm_calls import LLMCallTables
+from bot.store.prs import PRTables
 from bot.store.threads import reads, writes
 
 CODEOWNERS_DAYS = 7
@@ -37,17 +41,22 @@ class Pruned:
     calls_thinned: int = 0
     body_bytes: int = 0  # the prompts' and answers' own bytes
     codeowners: int = 0  # old CODEOWNERS texts
+    diffs: int = 0  # PRs whose patches were dropped
+    diff_bytes: int = 0  # the patches' own bytes
 
     def __add__(self, other: Pruned) -> Pruned:
         return Pruned(
-            self.calls_thinned + other.calls_thinned,
-            self.body_bytes + other.body_bytes,
-            self.codeowners + other.codeowners,
+            *(mine + theirs for mine, theirs in zip(astuple(self), astuple(other), strict=True))
         )
 
     @property
     def nothing(self) -> bool:
-        return not (self.calls_thinned or self.codeowners)
+        return not (self.calls_thinned or self.codeowners or self.diffs)
+
+    @property
+    def full_batch(self) -> bool:
+        """Whether a step hit its batch size: there may be more to drop."""
+        return self.calls_thinned >= BATCH or self.diffs >= BATCH
 
 
 @dataclass(frozen=True)
@@ -68,13 +77,16 @@ class Cutoffs:
 
     calls: str  # ISO time: llm_calls.created_at
     codeowners: str  # ISO date: codeowners.fetched_day
+    diffs: str | None = None  # ISO time: pull_requests.merged_at; None keeps every diff
 
     @classmethod
-    def at(cls, now: datetime, llm_log_days: int) -> Cutoffs:
+    def at(cls, now: datetime, llm_log_days: int, diff_days: int = 0) -> Cutoffs:
+        """The cutoffs `now`; `diff_days` 0 keeps every diff (PRDIGEST_DIFF_DAYS=0)."""
         now = now.astimezone(UTC)
         calls = iso(now - timedelta(days=max(0, llm_log_days)))
         assert calls is not None
-        return cls(calls, (now - timedelta(days=CODEOWNERS_DAYS)).date().isoformat())
+        diffs = iso(now - timedelta(days=diff_days)) if diff_days > 0 else None
+        return cls(calls, (now - timedelta(days=CODEOWNERS_DAYS)).date().isoformat(), diffs)
 
 
 class UpkeepTables(Tables):
@@ -82,14 +94,18 @@ class UpkeepTables(Tables):
 
     @writes
     def prune_step(self, cutoffs: Cutoffs, limit: int = BATCH) -> Pruned:
-        """One batch of the prune, as one transaction: at most `limit` calls thinned, and the
-        old CODEOWNERS texts."""
+        """One batch of the prune, as one transaction: at most `limit` calls thinned and
+        `limit` PRs' diffs dropped, and the old CODEOWNERS texts."""
         with self.transaction():
             thinned = LLMCallTables.thin_llm_calls(self, cutoffs.calls, limit)
             dropped = self.db.execute(
                 "DELETE FROM codeowners WHERE fetched_day < ?", [cutoffs.codeowners]
             ).rowcount
-        return Pruned(thinned.calls, thinned.bytes, dropped)
+            diffs = PRTables.drop_old_diffs(self, cutoffs.diffs, limit) if cutoffs.diffs else None
+        return Pruned(
+            thinned.calls, thinned.bytes, dropped, diffs.prs if diffs else 0,
+            diffs.bytes if diffs else 0,
+        )  # fmt: skip
 
     @reads
     def prunable(self, cutoffs: Cutoffs) -> Pruned:
@@ -98,7 +114,11 @@ class UpkeepTables(Tables):
         (old,) = self.db.execute(
             "SELECT count(*) FROM codeowners WHERE fetched_day < ?", [cutoffs.codeowners]
         ).fetchone()
-        return Pruned(bodies.calls, bodies.bytes, old)
+        diffs = PRTables.old_diffs(self, cutoffs.diffs) if cutoffs.diffs else None
+        return Pruned(
+            bodies.calls, bodies.bytes, old, diffs.prs if diffs else 0,
+            diffs.bytes if diffs else 0,
+        )  # fmt: skip
 
     @reads
     def file_size(self) -> FileSize:
@@ -145,7 +165,7 @@ def prune(tables: UpkeepTables, cutoffs: Cutoffs) -> Pruned:
     while True:
         step = tables.prune_step(cutoffs)
         total += step
-        if step.calls_thinned < BATCH:
+        if not step.full_batch:
             return total
 
 
@@ -156,6 +176,6 @@ async def prune_off_loop(tables: UpkeepTables, cutoffs: Cutoffs) -> Pruned:
     while True:
         step = await tables.aio.write(tables.prune_step, cutoffs)
         total += step
-        if step.calls_thinned < BATCH:
+        if not step.full_batch:
             return total
         await asyncio.sleep(0)

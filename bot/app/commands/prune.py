@@ -23,24 +23,25 @@ from bot.store.upkeep import Cutoffs, FileSize, Pruned, prune
 )  # fmt: skip
 @click.pass_context
 def command(ctx: click.Context, days: int | None, dry_run: bool, no_vacuum: bool) -> None:
-    """Drop old prompts and answers from the LLM call log, keeping their figures.
+    """Drop old LLM prompts and answers (keeping their figures) and old diffs.
 
-    Calls older than --days keep their model, purpose, tokens, duration, error and time;
-    CODEOWNERS texts read more than a week ago go too. Summaries, posts and flags are never
-    pruned. The file is VACUUMed when that gives back a fifth of it (16 MB at least);
+    Calls older than --days keep their model, purpose, tokens, duration, error and time. PRs
+    merged more than PRDIGEST_DIFF_DAYS (90) ago lose their patches: GitHub keeps them, and a
+    new summary of such a PR reads them again. CODEOWNERS texts read more than a week ago go
+    too. Summaries, posts and flags are never pruned. The file is VACUUMed when that gives back a fifth of it (16 MB at least);
     otherwise SQLite reuses the freed pages for new rows.
     """
     settings = load_settings(ctx.obj["verbose"])
     keep = settings.llm_log_days if days is None else days
-    cutoffs = Cutoffs.at(utcnow(), keep)
+    cutoffs = Cutoffs.at(utcnow(), keep, settings.diff_days)
     try:
         store = Store(settings.db_path)
         try:
             if dry_run:
-                click.echo(_would(store.prunable(cutoffs), keep))
+                click.echo(_would(store.prunable(cutoffs), keep, settings.diff_days))
                 return
             before = store.file_size()
-            click.echo(_dropped(prune(store, cutoffs), keep))
+            click.echo(_dropped(prune(store, cutoffs), keep, settings.diff_days))
             click.echo(_file_line(store, before, vacuum=not no_vacuum))
         finally:
             store.close()
@@ -48,24 +49,42 @@ def command(ctx: click.Context, days: int | None, dry_run: bool, no_vacuum: bool
         raise cli_error(exc) from None
 
 
-def _what(pruned: Pruned, keep: int) -> str:
-    calls = (
-        f"{pruned.calls_thinned:,} LLM calls older than {keep} days"
-        f" ({megabytes(pruned.body_bytes)} of prompts and answers)"
-    )
-    return f"{calls}, {pruned.codeowners} old CODEOWNERS texts"
+def _lines(pruned: Pruned, keep: int, diff_days: int, verbs: tuple[str, str]) -> list[str]:
+    """One line for each kind of old data there is, with `verbs` (thin, drop) in the tense
+    wanted."""
+    thin, drop = verbs
+    lines = []
+    if pruned.calls_thinned:
+        lines.append(
+            f"{thin} {pruned.calls_thinned:,} LLM calls older than {keep} days"
+            f" ({megabytes(pruned.body_bytes)} of prompts and answers); their figures are kept."
+        )
+    if pruned.diffs:
+        lines.append(
+            f"{drop} the diffs of {pruned.diffs:,} PRs merged more than {diff_days} days ago"
+            f" ({megabytes(pruned.diff_bytes)}); GitHub keeps them."
+        )
+    if pruned.codeowners:
+        lines.append(f"{drop} {pruned.codeowners} CODEOWNERS texts read more than a week ago.")
+    return lines
 
 
-def _would(pruned: Pruned, keep: int) -> str:
+def _nothing(keep: int, diff_days: int) -> str:
+    diffs = f" and no PR merged more than {diff_days} days ago holds its diff" if diff_days else ""
+    return f"Nothing to prune: no LLM call older than {keep} days holds its prompt{diffs}."
+
+
+def _would(pruned: Pruned, keep: int, diff_days: int) -> str:
     if pruned.nothing:
-        return f"Nothing to prune: no LLM call older than {keep} days holds its prompt."
-    return f"Would thin {_what(pruned, keep)}. Nothing changed (--dry-run)."
+        return _nothing(keep, diff_days)
+    lines = _lines(pruned, keep, diff_days, ("Would thin", "Would drop"))
+    return "\n".join([*lines, "Nothing changed (--dry-run)."])
 
 
-def _dropped(pruned: Pruned, keep: int) -> str:
+def _dropped(pruned: Pruned, keep: int, diff_days: int) -> str:
     if pruned.nothing:
-        return f"Nothing to prune: no LLM call older than {keep} days holds its prompt."
-    return f"Thinned {_what(pruned, keep)}; their figures are kept."
+        return _nothing(keep, diff_days)
+    return "\n".join(_lines(pruned, keep, diff_days, ("Thinned", "Dropped")))
 
 
 def _file_line(store: Store, before: FileSize, *, vacuum: bool) -> str:
