@@ -6,7 +6,9 @@ A summary can pass the claim check (every name it uses is in the PR) and still b
   says `else 128` (UNGROUNDED_CODE);
 - it claims a speed or memory gain nothing in the PR speaks of (UNSUPPORTED_PERFORMANCE);
 - its risk section is boilerplate ("no known risk", "should be tested thoroughly") and names
-  nothing of this PR (EMPTY_RISK).
+  nothing of this PR (EMPTY_RISK);
+- it says the change leaves behaviour alone when the change facts show a setting removed or
+  moved, a definition removed, a parameter gone or code reordered (NO_EFFECT_CLAIMED).
 
 Each finding names its section and sentence, so the caller can regenerate once with
 `findings_hint` or drop the sentences with `remove_sentences`. `decide_type` keeps a tiny or
@@ -47,6 +49,7 @@ class FindingKind(StrEnum):
     UNGROUNDED_CODE = "ungrounded_code"  # quotes code or a name the PR does not contain
     UNSUPPORTED_PERFORMANCE = "unsupported_performance"  # a gain nothing in the PR shows
     EMPTY_RISK = "empty_risk"  # risk boilerplate naming nothing of this PR
+    NO_EFFECT_CLAIMED = "no_effect_claimed"  # "no behaviour change" where the facts show one
 
 
 @dataclass(frozen=True)
@@ -98,19 +101,25 @@ def _evidence(pr: PullRequest) -> _Evidence:
 
 
 def check_answer(
-    pr: PullRequest, sections: SummarySections, change_type: ChangeType
+    pr: PullRequest,
+    sections: SummarySections,
+    change_type: ChangeType,
+    facts: ChangeFacts | None = None,
 ) -> list[Finding]:
     """Every finding, in the order of the answer's sections and sentences.
 
     The type matters only to the risk check: a TRIVIAL answer may call its risk low for any
-    stated reason; a SUBSTANTIAL one not "as with any change" (see `_empty_risk`)."""
+    stated reason; a SUBSTANTIAL one not "as with any change" (see `_empty_risk`). Without
+    `facts`, no claim is checked against them."""
     evidence = _evidence(pr)
+    effect = behaviour_change(facts) if facts is not None else ""
     findings: list[Finding] = []
     for field in FIELDS:
         for sentence in _sentences(getattr(sections, field)):
             findings += _inverted(field, sentence, evidence)
             findings += _ungrounded(field, sentence, evidence)
             findings += _performance(field, sentence, evidence)
+            findings += _no_effect(field, sentence, effect)
     findings += _empty_risk(sections.potential_risks, evidence, change_type)
     return findings
 
@@ -366,15 +375,65 @@ def _performance(field: str, sentence: str, evidence: _Evidence) -> list[Finding
     return [Finding(FindingKind.UNSUPPORTED_PERFORMANCE, field, sentence, why)]
 
 
+# A module or folder of benchmark tools (`vllm/benchmarks/serve.py`, `vllm.benchmarks.datasets`)
+# is where a PR is, not what it is about: a fix to a benchmark's CLI makes nothing faster.
+_BENCH_PLACE = re.compile(r"[\w./-]*\bbench(?:mark)?s?[./][\w./-]*", re.IGNORECASE)
+
+
 def _perf_supported(evidence: _Evidence) -> bool:
-    """The title, description, file names or changed lines speak of speed or memory.
-    Unchanged context lines do not count: they are not what the PR is about."""
+    """The title, description or changed lines speak of speed or memory. Unchanged context
+    lines do not count: they are not what the PR is about; nor do file names (a PR to the
+    benchmark tools' CLI is not about speed)."""
     pr = evidence.pr
-    texts = [pr.title, pr.body, *(f.filename for f in pr.files), *evidence.added, *evidence.removed]
-    return any(_PERF_WORDS.search(text.replace("_", " ")) for text in texts)
+    texts = [pr.title, pr.body, *evidence.added, *evidence.removed]
+    return any(_PERF_WORDS.search(_BENCH_PLACE.sub(" ", t).replace("_", " ")) for t in texts)
 
 
-# --- 4. EMPTY_RISK: boilerplate that names nothing of this PR --------------------------------
+# --- 4. NO_EFFECT_CLAIMED: "no behaviour change" where the facts show one ---------------------
+
+_NO_EFFECT = re.compile(
+    r"\b(?:no|not|n't|without)(?: \w+){0,3} (?:behaviou?r(?:al)?|functional(?:ity)?|runtime)"
+    r"(?: \w+){0,2} (?:changes?|effects?|impact|differences?)\b"
+    r"|\b(?:does|do|will|should)(?: not|n't)(?: \w+){0,2} (?:change|alter|affect|modify|impact)"
+    r"(?: \w+){0,3} (?:behaviou?r|functionality|what)\b"
+    r"|\bpurely (?:cosmetic|stylistic)\b|\bno(?:-| )op\b|\bno functional\b",
+    re.IGNORECASE,
+)
+
+
+def behaviour_change(facts: ChangeFacts) -> str:
+    """What in the facts changes what runs, as one phrase; "" when nothing does (a move of
+    definitions, a change of bodies code cannot judge, a comment)."""
+    for s in facts.settings:
+        if s.kind != "CI step" and not is_support_file(s.file):
+            if s.change == "removed":
+                return f"the PR removes the {s.kind} `{s.name}`"
+            if s.change == "moved":
+                return f"the PR moves the {s.kind} `{s.name}` out of {s.old}"
+    removed = [
+        d for d in facts.of("removed")
+        if not is_support_file(d.file) and d.name not in {m.old_name for m in facts.moves}
+    ]  # fmt: skip
+    if removed:
+        return f"the PR removes `{removed[0].name}`"
+    for sig in facts.signatures:
+        if sig.removed_params and not is_support_file(sig.file):
+            return f"the PR removes the parameter `{sig.removed_params[0]}` of `{sig.name}`"
+    for m in facts.moved_lines:
+        if m.reordered and not is_support_file(m.old_file):
+            return f"the PR reorders the lines starting `{m.text[:60]}`"
+    return ""
+
+
+def _no_effect(field: str, sentence: str, effect: str) -> list[Finding]:
+    claim = _NO_EFFECT.search(BACKTICKED.sub(" ", sentence)) if effect else None
+    if not claim:
+        return []
+    why = f'says "{claim.group(0)}", but {effect}'
+    return [Finding(FindingKind.NO_EFFECT_CLAIMED, field, sentence, why)]
+
+
+# --- 5. EMPTY_RISK: boilerplate that names nothing of this PR --------------------------------
 
 _BOILERPLATE = re.compile(
     r"\bno (?:\w+ ){0,2}risks?\b(?! (?:that|of|if|when))"
@@ -509,6 +568,7 @@ _FIXES = {
     FindingKind.INVERTED: "describe what the diff does, not its reverse",
     FindingKind.UNGROUNDED_CODE: "quote code only as the diff writes it",
     FindingKind.UNSUPPORTED_PERFORMANCE: "say nothing about performance unless the PR shows it",
+    FindingKind.NO_EFFECT_CLAIMED: "say what the change does to behaviour",
 }
 
 
@@ -610,8 +670,13 @@ def only_moves_or_deletes(pr: PullRequest, facts: ChangeFacts) -> bool:
 
 def only_moves(pr: PullRequest, facts: ChangeFacts) -> bool:
     """Code moved unchanged (a flag from one parser to another) and nothing else: every
-    non-blank changed line of the source files is one of the moved lines' two sides."""
-    moved = sum(m.lines for m in facts.moved_lines if not is_support_file(m.new_file))
+    non-blank changed line of the source files is one of the moved lines' two sides. Lines
+    reordered within their code (a check now run first) change what runs, and do not count."""
+    moved = sum(
+        m.lines
+        for m in facts.moved_lines
+        if not is_support_file(m.new_file) and not m.reordered
+    )
     if not moved:
         return False
     source = replace(pr, files=tuple(f for f in pr.files if not is_support_file(f.filename)))

@@ -83,6 +83,15 @@ class MovedLines:
     text: str  # the first line moved
     old_enclosing: str | None = None
     new_enclosing: str | None = None
+    # Moved within its own hunk (a check run before the call it guarded, not after): True
+    # when the lines now come earlier, False when later, None for a move to another place.
+    earlier: bool | None = None
+
+    @property
+    def reordered(self) -> bool:
+        """Lines run in another order in the same code: a change of behaviour, not a move
+        of code from one place to another."""
+        return self.earlier is not None
 
 
 @dataclass(frozen=True)
@@ -958,6 +967,9 @@ def _moved_lines(reads: list[tuple[str, _Hunk]]) -> list[MovedLines]:
             texts = [_norm(hunk.old.lines[r]) for r in run if hunk.old.lines[r].strip()]
             if len(texts) < _MOVED_AT_LEAST:
                 continue
+            if (within := _moved_within(path, hunk, run, texts)) is not None:
+                out.append(within)
+                continue
             votes = Counter(j for t in texts for j in adders.get(t, ())[:_COMMON] if j != i)
             for j, _ in votes.most_common(3):
                 if sum(t in added[j] for t in texts) >= _MOVED_SHARE * len(texts):
@@ -966,12 +978,47 @@ def _moved_lines(reads: list[tuple[str, _Hunk]]) -> list[MovedLines]:
     return out
 
 
+def _first_text(side: _Side, run: list[int]) -> str:
+    return next((side.lines[r].strip() for r in run if side.lines[r].strip()), "")[:120]
+
+
+def _blocks(side: _Side) -> dict[int, int]:
+    """Each changed row's change block: the unchanged lines above it, which both sides of a
+    hunk share (a removed run and the lines added in its place have the same number)."""
+    blocks, unchanged = {}, 0
+    for row in range(len(side.lines)):
+        if row in side.changed:
+            blocks[row] = unchanged
+        else:
+            unchanged += 1
+    return blocks
+
+
+def _moved_within(path: str, hunk: _Hunk, run: list[int], texts: list[str]) -> MovedLines | None:
+    """A run of removed lines added again in another change block of the same hunk: the same
+    code run earlier or later (wrapping lines in a new `if` re-adds them in their own block,
+    and is no move)."""
+    block = _blocks(hunk.old)[run[0]]
+    elsewhere: dict[int, set[str]] = {}
+    for row, at in _blocks(hunk.new).items():
+        if at != block and (line := _norm(hunk.new.lines[row])):
+            elsewhere.setdefault(at, set()).add(line)
+    for at, lines in elsewhere.items():
+        if sum(t in lines for t in texts) >= _MOVED_SHARE * len(texts):
+            enclosing = _enclosing(path, hunk, hunk.old, run[0])
+            return MovedLines(
+                len(texts), path, path, _first_text(hunk.old, run), enclosing, enclosing,
+                earlier=at < block,
+            )  # fmt: skip
+    return None
+
+
 def _moved(
     path: str, hunk: _Hunk, run: list[int], texts: list[str], new_path: str, new_hunk: _Hunk
 ) -> MovedLines:
     first = min(r for r in new_hunk.new.changed if _norm(new_hunk.new.lines[r]))
     return MovedLines(
-        len(texts), path, new_path, hunk.old.lines[run[0]].strip()[:120],
+        len(texts), path, new_path, _first_text(hunk.old, run),
         _enclosing(path, hunk, hunk.old, run[0]),
         _enclosing(new_path, new_hunk, new_hunk.new, first),
     )  # fmt: skip
@@ -1145,6 +1192,12 @@ def _moved_lines_line(m: MovedLines) -> _Line:
     def place(path: str, enclosing: str | None) -> str:
         return f"{_code(enclosing)} ({path})" if enclosing else path
 
+    if m.reordered:
+        return _Line(
+            f"Reordered: {m.lines} unchanged lines starting {_code(m.text, 60)} now run "
+            f"{'earlier' if m.earlier else 'later'} in {place(m.old_file, m.old_enclosing)}",
+            1,
+        )
     return _Line(
         f"Moved unchanged: {m.lines} lines starting {_code(m.text, 60)} from "
         f"{place(m.old_file, m.old_enclosing)} to {place(m.new_file, m.new_enclosing)}",

@@ -23,7 +23,7 @@ from summarizer.checks import (
     shaped_like_code,
 )
 from summarizer.claims import CODE_SPAN, grounded_names, pr_corpus
-from summarizer.facts import ChangeFacts, Definition, Setting
+from summarizer.facts import ChangeFacts, Definition, MovedLines, Setting
 
 # A "what changed" that names fewer grounded names than this gets the sentence from the facts.
 NAMED_ENOUGH = 3
@@ -143,11 +143,7 @@ def change_sentence(facts: ChangeFacts) -> str:
     or "" when they hold no definition, signature, move or setting."""
     moved = {m.old_name for m in facts.moves} | {m.new_name for m in facts.moves}
     phrases = [
-        _phrase("moves", [f"{_code(m.old_name)} to {_code(m.new_file)}" for m in facts.moves]),
-        _phrase(
-            "moves",
-            [f"{_setting(s)} from `{s.old}` to `{s.file}`" for s in _settings(facts, "moved")],
-        ),
+        _phrase("moves", _moves_said(facts)),
         _phrase("removes", _names(facts.of("removed"), moved)),
         _phrase("adds", _names(facts.of("added"), moved)),
         _phrase("changes the signature of", [_code(s.name) for s in facts.signatures]),
@@ -166,16 +162,26 @@ def move_sentence(facts: ChangeFacts) -> str:
     """ "The diff moves the CLI flag `--x` from `a.py` to `b.py`." when the facts hold a
     move; "" otherwise. Lines moved are named by where they went only when no definition or
     setting says it already."""
+    phrase = _phrase("moves", _moves_said(facts))
+    return f"The diff {phrase}." if phrase else ""
+
+
+def _moves_said(facts: ChangeFacts) -> list[str]:
+    """What moved: definitions and settings by name, else the lines moved by where to."""
     said = [f"{_code(m.old_name)} to {_code(m.new_file)}" for m in facts.moves]
     said += [f"{_setting(s)} from `{s.old}` to `{s.file}`" for s in _settings(facts, "moved")]
-    if not said:
-        said = [
-            f"{m.lines} unchanged lines from {_place(m.old_file, m.old_enclosing)} to "
-            f"{_place(m.new_file, m.new_enclosing)}"
-            for m in facts.moved_lines
-        ]
-    phrase = _phrase("moves", said)
-    return f"The diff {phrase}." if phrase else ""
+    return said or [_moved_lines(m) for m in facts.moved_lines]
+
+
+def _moved_lines(m: MovedLines) -> str:
+    if m.reordered:  # the same code run before (or after) what it used to follow
+        first = f" starting {_code(m.text)}" if len(m.text) <= 60 else ""
+        when = "earlier" if m.earlier else "later"
+        return f"{m.lines} unchanged lines{first} {when} in {_place(m.old_file, m.old_enclosing)}"
+    return (
+        f"{m.lines} unchanged lines from {_place(m.old_file, m.old_enclosing)} to "
+        f"{_place(m.new_file, m.new_enclosing)}"
+    )
 
 
 def _place(path: str, enclosing: str | None) -> str:

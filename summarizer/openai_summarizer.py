@@ -181,7 +181,7 @@ class OpenAISummarizer:
         boilerplate risk. Anything found is pointed out in one regeneration, kept when it is
         no worse."""
         check = check_claims(answer.sections, pr)
-        findings = check_answer(pr, answer.sections, answer.change_type)
+        findings = check_answer(pr, answer.sections, answer.change_type, prompt.facts)
         if check.ok and not any(f.kind in _REWRITE_FOR for f in findings):
             # A speed-up claim goes sentence by sentence and boilerplate risk gives way to
             # the facts' risk (summarize): a second generation, 20 s on a CPU, buys nothing.
@@ -195,7 +195,7 @@ class OpenAISummarizer:
         retried, _fault, usage = await self._attempt(work, retry, "grounding", self.sampling)
         if retried is not None:
             recheck = check_claims(retried.sections, pr)
-            refound = check_answer(pr, retried.sections, retried.change_type)
+            refound = check_answer(pr, retried.sections, retried.change_type, prompt.facts)
             if len(recheck.ungrounded) + len(refound) <= len(check.ungrounded) + len(findings):
                 return retried, recheck, refound, usage
         return answer, check, findings, usage

@@ -72,6 +72,27 @@ DUMMY_PR = PullRequest(
 )  # fmt: skip
 
 
+# vLLM #34208: a CLI flag moved, unchanged, from the serve parser to the dataset parser.
+FLAG_LEFT = (
+    "@@ -1300,9 +1300,4 @@ def add_cli_args(parser):\n     )\n"
+    "-    parser.add_argument(\n-        '--trust-remote-code',\n"
+    "-        action='store_true',\n-        help='Trust remote code',\n-    )\n"
+    "     parser.add_argument('--disable-tqdm')\n"
+)
+FLAG_ARRIVED = (
+    "@@ -1314,3 +1314,8 @@ def add_dataset_parser(parser):\n"
+    "+    parser.add_argument(\n+        '--trust-remote-code',\n"
+    "+        action='store_true',\n+        help='Trust remote code',\n+    )\n"
+    "     parser.add_argument('--seed', type=int, default=0)\n"
+)
+MOVED_FLAG = PullRequest(
+    repo="o/r", number=34208, title="[Bugfix] Add `--trust-remote-code` to dataset bench args",
+    url="u", author="a", state="merged",
+    files=(ChangedFile("vllm/benchmarks/serve.py", deletions=5, patch=FLAG_LEFT),
+           ChangedFile("vllm/benchmarks/datasets.py", additions=5, patch=FLAG_ARRIVED)),
+)  # fmt: skip
+
+
 def answer(
     what: str = "", impact: str = "", risks: str = "", insights: str = ""
 ) -> SummarySections:
@@ -195,6 +216,12 @@ def test_a_performance_claim_passes_when_the_pr_is_about_performance():
     )  # fmt: skip
     said = "Building dummy inputs once is faster on every warm-up."
     assert check_answer(perf, answer(impact=said), ChangeType.SUBSTANTIAL) == []
+
+
+def test_a_pr_to_the_benchmark_tools_is_not_about_performance_by_its_paths():
+    said = "It will improve the performance of dataset benchmarks."
+    found = check_answer(MOVED_FLAG, answer(impact=said), ChangeType.SUBSTANTIAL)
+    assert kinds(found) == [FindingKind.UNSUPPORTED_PERFORMANCE]
 
 
 def test_a_risk_of_being_slower_is_not_a_claim_of_speed():
@@ -336,27 +363,33 @@ def test_a_deletion_that_removes_a_setting_keeps_the_models_type():
 
 
 def test_code_moved_unchanged_and_nothing_else_is_trivial():
-    flag_left = (
-        "@@ -1300,9 +1300,4 @@ def add_cli_args(parser):\n     )\n"
-        "-    parser.add_argument(\n-        '--trust-remote-code',\n"
-        "-        action='store_true',\n-        help='Trust remote code',\n-    )\n"
-        "     parser.add_argument('--disable-tqdm')\n"
-    )
-    flag_arrived = (
-        "@@ -1314,3 +1314,8 @@ def add_dataset_parser(parser):\n"
-        "+    parser.add_argument(\n+        '--trust-remote-code',\n"
-        "+        action='store_true',\n+        help='Trust remote code',\n+    )\n"
-        "     parser.add_argument('--seed', type=int, default=0)\n"
-    )
-    moved = PullRequest(
-        repo="o/r", number=34208, title="[Bugfix] Add `--trust-remote-code` to dataset bench args",
-        url="u", author="a", state="merged",
-        files=(ChangedFile("vllm/benchmarks/serve.py", deletions=5, patch=flag_left),
-               ChangedFile("vllm/benchmarks/datasets.py", additions=5, patch=flag_arrived)),
-    )  # fmt: skip
+    moved = MOVED_FLAG
     facts = extract_facts(moved)
     reason = "It adds `--trust-remote-code` to `add_dataset_parser`."
     assert decide_type(moved, ChangeType.SUBSTANTIAL, reason, facts) == ChangeType.TRIVIAL
+
+
+def test_a_check_reordered_in_its_function_is_no_move_and_keeps_the_models_type():
+    patch = (
+        "@@ -304,12 +304,12 @@ def validate(schema):\n"
+        "+    if unsupported(schema):\n+        raise ValueError(\n"
+        "+            'not supported'\n+        )\n"
+        "     compile_grammar(schema)\n"
+        "-    if unsupported(schema):\n-        raise ValueError(\n"
+        "-            'not supported'\n-        )\n"
+        "     return\n"
+    )
+    pr = PullRequest(
+        repo="o/r", number=33233, title="validate unsupported json features first", url="u",
+        author="a", state="merged",
+        files=(ChangedFile("vllm/backend.py", additions=4, deletions=4, patch=patch),),
+    )  # fmt: skip
+    facts = extract_facts(pr)
+    reason = "`unsupported` now runs before `compile_grammar`."
+    assert decide_type(pr, ChangeType.SUBSTANTIAL, reason, facts) == ChangeType.SUBSTANTIAL
+    said = "The order changes, but there is no behaviour change."
+    found = check_answer(pr, answer(impact=said), ChangeType.SUBSTANTIAL, facts)
+    assert kinds(found) == [FindingKind.NO_EFFECT_CLAIMED]
 
 
 def test_a_change_to_docstrings_and_comments_only_is_trivial_at_any_size():
@@ -447,3 +480,33 @@ def test_a_small_change_of_logic_keeps_the_models_type():
 
 def test_a_revert_is_substantial_even_of_a_test():
     assert decide_type(REVERT, ChangeType.TRIVIAL) == ChangeType.SUBSTANTIAL
+
+
+# --- NO_EFFECT_CLAIMED ----------------------------------------------------------------------
+
+
+def test_no_behaviour_change_is_wrong_when_a_flag_leaves_a_parser():
+    facts = extract_facts(MOVED_FLAG)
+    said = "This does not change the behavior of the code in any way."
+    found = check_answer(MOVED_FLAG, answer(impact=said), ChangeType.SUBSTANTIAL, facts)
+    assert kinds(found) == [FindingKind.NO_EFFECT_CLAIMED]
+    assert found[0].explanation == (
+        'says "does not change the behavior", but the PR moves the CLI flag '
+        "`--trust-remote-code` out of vllm/benchmarks/serve.py"
+    )
+    assert remove_sentences(answer(impact=f"{said} Serve loses the flag."), found) == answer(
+        impact="Serve loses the flag."
+    )
+    assert check_answer(MOVED_FLAG, answer(impact=said), ChangeType.SUBSTANTIAL) == []  # no facts
+
+
+def test_no_behaviour_change_stands_for_a_function_moved_to_another_module():
+    left = "@@ -1,6 +1,2 @@ import os\n-def helper(x):\n-    y = x + 1\n-    return y * 2\n-\n"
+    arrived = "@@ -1,2 +1,6 @@ import os\n+def helper(x):\n+    y = x + 1\n+    return y * 2\n+\n"
+    pr = PullRequest(
+        repo="o/r", number=2, title="Move helper", url="u", author="a", state="merged",
+        files=(ChangedFile("m/a.py", deletions=4, patch=left),
+               ChangedFile("m/b.py", additions=4, patch=arrived)),
+    )  # fmt: skip
+    said = "There is no functional change: `helper` only moves."
+    assert check_answer(pr, answer(impact=said), ChangeType.TRIVIAL, extract_facts(pr)) == []

@@ -288,6 +288,64 @@ def test_a_few_common_lines_removed_here_and_added_there_are_no_move() -> None:
     assert facts.moved_lines == ()
 
 
+# vLLM #33233: a check moved ahead of the call it guards, within one function.
+CHECK_FIRST = """\
+@@ -304,17 +304,17 @@ def validate_xgrammar_grammar(sampling_params: SamplingParams) -> None:
+         else:
+             schema = so_params.json
+
++        if has_xgrammar_unsupported_json_features(schema):
++            raise ValueError(
++                "The provided JSON schema contains features not supported by xgrammar."
++            )
++
+         try:
+             xgr.Grammar.from_json_schema(schema)
+         except Exception as err:
+             raise ValueError(
+                 f"Failed to transform json schema into a grammar: {err}"
+             ) from err
+-
+-        if has_xgrammar_unsupported_json_features(schema):
+-            raise ValueError(
+-                "The provided JSON schema contains features not supported by xgrammar."
+-            )
+         return
+"""
+
+
+def test_lines_moved_within_one_function_are_reordered_not_added() -> None:
+    path = "vllm/v1/structured_output/backend_xgrammar.py"
+    facts = extract_facts(pr_of(changed(path, CHECK_FIRST)))
+    first = "if has_xgrammar_unsupported_json_features(schema):"
+    assert facts.moved_lines == (
+        MovedLines(4, path, path, first, "validate_xgrammar_grammar", "validate_xgrammar_grammar",
+                   earlier=True),
+    )  # fmt: skip
+    assert facts.moved_lines[0].reordered
+    assert (
+        f"Reordered: 4 unchanged lines starting `{first}` now run earlier in "
+        f"`validate_xgrammar_grammar` ({path})"
+    ) in render_facts(facts)
+    assert facts_from_json(facts_to_json(facts)) == facts
+
+
+def test_lines_wrapped_in_a_new_block_are_not_moved() -> None:
+    wrapped = """\
+@@ -10,6 +10,7 @@ def load(path):
+     data = read(path)
+-    check(data)
+-    data = clean(data)
+-    store(data)
++    if data:
++        check(data)
++        data = clean(data)
++        store(data)
+     return data
+"""
+    assert extract_facts(pr_of(changed("m/io.py", wrapped))).moved_lines == ()
+
+
 def test_an_environment_variable_and_a_cli_flag_added() -> None:
     envs = """\
 @@ -80,6 +80,9 @@ environment_variables: dict[str, Callable[[], Any]] = {

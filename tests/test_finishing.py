@@ -199,3 +199,26 @@ def test_a_hosted_models_generic_answer_is_stored_with_the_facts_sentences_in_on
     assert entry["type"] == "TRIVIAL"  # a clean-up that only deletes code
     # Boilerplate risk alone is mended by code, not by a second generation (20 s on a CPU).
     assert len(llm.summary_requests) == 1
+
+
+REORDERED = pr_of(
+    ChangedFile("vllm/v1/structured_output/backend_xgrammar.py", additions=5, deletions=5, patch=(
+        "@@ -304,12 +304,12 @@ def validate_xgrammar_grammar(sampling_params):\n"
+        "+        if has_unsupported(schema):\n+            raise ValueError(\n"
+        "+                'not supported by xgrammar'\n+            )\n"
+        "         try:\n             xgr.Grammar.from_json_schema(schema)\n"
+        "         except Exception as err:\n             raise ValueError(err) from err\n"
+        "-        if has_unsupported(schema):\n-            raise ValueError(\n"
+        "-                'not supported by xgrammar'\n-            )\n"
+        "         return\n")),
+)  # fmt: skip
+
+
+def test_a_check_moved_ahead_in_its_function_is_told_as_run_earlier():
+    said = SummarySections("The PR adds a validation step for `schema`.", "", "", "")
+    what = finish(said, REORDERED, extract_facts(REORDERED)).what_changed
+    assert what == (
+        "The diff moves 4 unchanged lines starting `if has_unsupported(schema):` earlier in "
+        "`validate_xgrammar_grammar` (`vllm/v1/structured_output/backend_xgrammar.py`); "
+        "changes `validate_xgrammar_grammar`. " + said.what_changed
+    )
