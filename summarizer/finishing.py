@@ -12,7 +12,7 @@ stays; only its boilerplate risk sentences give way to the sentence from the fac
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 from bot.core.models import ChangeType, PullRequest, SummarySections
@@ -51,8 +51,9 @@ def finish(
         # A move read as an addition (or a removal) is the mechanism told wrong.
         what = f"{moves} {what}"
     risks = sections.potential_risks
-    if not names_pr_code(risks, pr, corpus):
-        risks = _with_fact_risk(risks, facts, pr, change_type)
+    risk = fact_risk(facts, pr)
+    if risk is not None and _needs_fact_risk(risks, risk, pr, corpus):
+        risks = _with_fact_risk(risks, risk, change_type)
     return replace(sections, what_changed=what, potential_risks=risks)
 
 
@@ -239,64 +240,123 @@ def _code(name: str) -> str:
 # -- the risk from the facts -----------------------------------------------------------------
 
 
-def _with_fact_risk(
-    risks: str, facts: ChangeFacts, pr: PullRequest, change_type: ChangeType
-) -> str:
-    """The risk section with its boilerplate replaced by the facts' risk, when there is one."""
-    sentence = risk_sentence(facts, pr)
-    if not sentence:
-        return risks
+@dataclass(frozen=True)
+class FactRisk:
+    """What a reviewer would check first, written from the facts."""
+
+    sentence: str
+    names: tuple[str, ...]  # the identifiers it is about
+    # Something callers, scripts or inputs relied on is gone, moved or reordered: worth saying
+    # even beside a risk of the model's own that names other code.
+    breaks: bool = False
+
+
+def _with_fact_risk(risks: str, risk: FactRisk, change_type: ChangeType) -> str:
+    """The risk section led by the facts' risk, its boilerplate sentences gone."""
     kept = risks
     for boiler in boilerplate_sentences(risks, change_type):
         kept = kept.replace(boiler, "", 1)
     kept = " ".join(kept.split())
-    return f"{sentence} {kept}".strip()
+    return f"{risk.sentence} {kept}".strip()
+
+
+def _needs_fact_risk(risks: str, risk: FactRisk, pr: PullRequest, corpus: str) -> bool:
+    if not names_pr_code(risks, pr, corpus):
+        return True
+    return risk.breaks and not any(name in risks for name in risk.names)
 
 
 def risk_sentence(facts: ChangeFacts, pr: PullRequest) -> str:
+    risk = fact_risk(facts, pr)
+    return risk.sentence if risk else ""
+
+
+def fact_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     """What a reviewer would check first, from the facts: callers of what was removed, users
-    of a removed or changed setting, callers of a changed signature, or the changed code's
-    callers; for a change of tests, docs or CI only, that runtime code is untouched."""
+    of a removed, moved or changed setting, callers of a changed signature, code that now
+    runs in another order, or the changed code's callers; for a change of tests, docs or CI
+    only, that runtime code is untouched."""
+    return _breaking_risk(facts) or _changed_risk(facts, pr)
+
+
+def _breaking_risk(facts: ChangeFacts) -> FactRisk | None:
     moved = {m.old_name for m in facts.moves}
     # A function nested in a function (`table.sort_key`) has no caller outside its parent.
-    removed = [
-        _code(d.name)
-        for d in facts.of("removed")
+    removed = list(dict.fromkeys(
+        d.name for d in facts.of("removed")
         if d.name not in moved and not (d.kind == "function" and "." in d.name)
-    ]
-    params = [(s, p) for s in facts.signatures for p in s.removed_params]
-    settings = _settings(facts, "removed", ("config field", "CLI flag"))
-    changed_values = [s for s in _settings(facts, "changed") if s.old and s.new]
-    if removed := list(dict.fromkeys(removed)):
+    ))  # fmt: skip
+    if removed:
         them = "them" if len(removed) > 1 else "it"
-        return f"Code outside this diff that still uses {_list(removed)} breaks: the PR removes {them}."
-    if params:
+        return FactRisk(
+            f"Code outside this diff that still uses {_list([_code(n) for n in removed])} "
+            f"breaks: the PR removes {them}.",
+            tuple(removed), breaks=True,
+        )  # fmt: skip
+    if params := [(s, p) for s in facts.signatures for p in s.removed_params]:
         s, p = params[0]
-        return f"A caller that still passes `{p}` to `{s.name}` breaks: the parameter is gone."
-    if settings:
-        return (
-            f"A configuration, script or CI job that still sets {_list([_code(s.name) for s in settings])} "
-            "no longer has the effect it had."
-        )
-    if changed_values:
+        return FactRisk(
+            f"A caller that still passes `{p}` to `{s.name}` breaks: the parameter is gone.",
+            (p, s.name), breaks=True,
+        )  # fmt: skip
+    if settings := _settings(facts, "removed", ("config field", "CLI flag")):
+        names = [_code(s.name) for s in settings]
+        return FactRisk(
+            f"A configuration, script or CI job that still sets {_list(names)} no longer has "
+            "the effect it had.",
+            tuple(s.name for s in settings), breaks=True,
+        )  # fmt: skip
+    if moved_settings := _settings(facts, "moved"):
+        s = moved_settings[0]
+        kind = s.kind.split(" (")[0]
+        return FactRisk(
+            f"Anything that passes the {kind} `{s.name}` to the code of `{s.old}` no longer "
+            f"can: it moved to `{s.file}`.",
+            (s.name,), breaks=True,
+        )  # fmt: skip
+    if reordered := [
+        m for m in facts.moved_lines if m.reordered and not is_support_file(m.old_file)
+    ]:
+        m = reordered[0]
+        where = f" in {_code(m.old_enclosing)}" if m.old_enclosing else ""
+        when = "before" if m.earlier else "after"
+        return FactRisk(
+            f"The lines starting {_code(m.text[:60])}{where} now run {when} the code they "
+            "used to follow: inputs that code handled first now meet them in the other order.",
+            tuple(n for n in (m.old_enclosing,) if n), breaks=True,
+        )  # fmt: skip
+    return None
+
+
+def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
+    if changed_values := [s for s in _settings(facts, "changed") if s.old and s.new]:
         s = changed_values[0]
-        return f"Anything that relied on `{s.name}` being `{s.old}` now gets `{s.new}`."
+        return FactRisk(
+            f"Anything that relied on `{s.name}` being `{s.old}` now gets `{s.new}`.", (s.name,)
+        )
     if facts.signatures:
         s = facts.signatures[0]
-        return f"Every caller of `{s.name}` must match its new signature `{s.new}`."
+        return FactRisk(
+            f"Every caller of `{s.name}` must match its new signature `{s.new}`.", (s.name,)
+        )
     changed = [
-        d
-        for d in facts.definitions
+        d for d in facts.definitions
         if d.change in ("changed", "added") and not is_support_file(d.file)
-    ]
+    ]  # fmt: skip
     if changed:
         d = changed[0]
-        return f"This PR changes `{d.name}` (`{d.file}`): a regression would show in its callers."
+        return FactRisk(
+            f"This PR changes `{d.name}` (`{d.file}`): a regression would show in its callers.",
+            (d.name,),
+        )
     if pr.files and all(is_support_file(f.filename) for f in pr.files):
         named = _list([_code(f.filename) for f in pr.files])
         verb = "changes" if len(pr.files) == 1 else "change"
-        return f"Only {named} {verb} here: tests, docs or CI, not the code that runs in production."
-    return ""
+        return FactRisk(
+            f"Only {named} {verb} here: tests, docs or CI, not the code that runs in production.",
+            (),
+        )
+    return None
 
 
 def _list(items: list[str]) -> str:

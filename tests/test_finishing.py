@@ -222,3 +222,30 @@ def test_a_check_moved_ahead_in_its_function_is_told_as_run_earlier():
         "`validate_xgrammar_grammar` (`vllm/v1/structured_output/backend_xgrammar.py`); "
         "changes `validate_xgrammar_grammar`. " + said.what_changed
     )
+
+
+def test_a_moved_flag_is_the_risk_of_the_parser_it_left_even_beside_the_models_own():
+    said = SummarySections(
+        "It moves the flag.", "", "A typo in `add_dataset_parser` would break datasets.", ""
+    )
+    risks = finish(said, MOVED_FLAG, extract_facts(MOVED_FLAG)).potential_risks
+    assert risks == (
+        "Anything that passes the CLI flag `--trust-remote-code` to the code of "
+        "`vllm/benchmarks/serve.py` no longer can: it moved to `vllm/benchmarks/datasets.py`. "
+        + said.potential_risks
+    )
+
+
+def test_code_run_in_another_order_is_the_risk_named():
+    assert risk_sentence(extract_facts(REORDERED), REORDERED) == (
+        "The lines starting `if has_unsupported(schema):` in `validate_xgrammar_grammar` now "
+        "run before the code they used to follow: inputs that code handled first now meet "
+        "them in the other order."
+    )
+
+
+def test_a_model_risk_that_names_the_removed_code_keeps_its_own_words():
+    said = SummarySections("x", "y", "Callers of `_fp8_perm` in other kernels break.", "z")
+    assert finish(said, DEAD_CODE, extract_facts(DEAD_CODE)).potential_risks == (
+        "Callers of `_fp8_perm` in other kernels break."
+    )
