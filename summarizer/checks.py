@@ -551,13 +551,13 @@ def remove_sentences(sections: SummarySections, findings: list[Finding]) -> Summ
         kept = text
         for sentence in wrong:
             kept = kept.replace(sentence, "", 1)
-        kept = _tidy(kept)
+        kept = tidy(kept)
         if re.search(r"\w", kept):
             changes[field] = kept
     return replace(sections, **changes) if changes else sections
 
 
-def _tidy(text: str) -> str:
+def tidy(text: str) -> str:
     """White space and bullets left over from removed sentences."""
     lines = [re.sub(r"[ \t]{2,}", " ", line).rstrip() for line in text.splitlines()]
     lines = [line for line in lines if not re.fullmatch(r"\s*(?:[-*•]|\d+[.)])?\s*", line)]

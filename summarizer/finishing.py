@@ -21,6 +21,7 @@ from summarizer.checks import (
     is_support_file,
     names_pr_code,
     shaped_like_code,
+    tidy,
 )
 from summarizer.claims import CODE_SPAN, grounded_names, pr_corpus
 from summarizer.facts import ChangeFacts, Definition, MovedLines, Setting
@@ -53,7 +54,10 @@ def finish(
     risks = sections.potential_risks
     risk = fact_risk(facts, pr)
     if risk is not None and _needs_fact_risk(risks, risk, pr, corpus):
-        risks = _with_fact_risk(risks, risk, change_type)
+        risks = f"{risk.sentence} {_without_boilerplate(risks, change_type)}".strip()
+    elif re.search(r"\w", rest := _without_boilerplate(risks, change_type, pr, corpus)):
+        # "It does not introduce any new bugs" beside a real risk is still a false promise.
+        risks = rest
     return replace(sections, what_changed=what, potential_risks=risks)
 
 
@@ -144,7 +148,7 @@ def change_sentence(facts: ChangeFacts) -> str:
     or "" when they hold no definition, signature, move or setting."""
     moved = {m.old_name for m in facts.moves} | {m.new_name for m in facts.moves}
     phrases = [
-        _phrase("moves", _moves_said(facts)),
+        _phrase("moves", _moves_said(facts, across_files=False)),
         _phrase("removes", _names(facts.of("removed"), moved)),
         _phrase("adds", _names(facts.of("added"), moved)),
         _phrase("changes the signature of", [_code(s.name) for s in facts.signatures]),
@@ -163,15 +167,21 @@ def move_sentence(facts: ChangeFacts) -> str:
     """ "The diff moves the CLI flag `--x` from `a.py` to `b.py`." when the facts hold a
     move; "" otherwise. Lines moved are named by where they went only when no definition or
     setting says it already."""
-    phrase = _phrase("moves", _moves_said(facts))
+    phrase = _phrase("moves", _moves_said(facts, across_files=True))
     return f"The diff {phrase}." if phrase else ""
 
 
-def _moves_said(facts: ChangeFacts) -> list[str]:
-    """What moved: definitions and settings by name, else the lines moved by where to."""
+def _moves_said(facts: ChangeFacts, *, across_files: bool) -> list[str]:
+    """What moved: definitions and settings by name, else lines run in another order and,
+    `across_files`, lines moved to another file. Lines moved between two hunks of one file are
+    bookkeeping: leading with them buries the change."""
     said = [f"{_code(m.old_name)} to {_code(m.new_file)}" for m in facts.moves]
     said += [f"{_setting(s)} from `{s.old}` to `{s.file}`" for s in _settings(facts, "moved")]
-    return said or [_moved_lines(m) for m in facts.moved_lines]
+    return said or [
+        _moved_lines(m)
+        for m in facts.moved_lines
+        if m.reordered or (across_files and m.old_file != m.new_file)
+    ]
 
 
 def _moved_lines(m: MovedLines) -> str:
@@ -251,13 +261,16 @@ class FactRisk:
     breaks: bool = False
 
 
-def _with_fact_risk(risks: str, risk: FactRisk, change_type: ChangeType) -> str:
-    """The risk section led by the facts' risk, its boilerplate sentences gone."""
+def _without_boilerplate(
+    risks: str, change_type: ChangeType, pr: PullRequest | None = None, corpus: str = ""
+) -> str:
+    """The risk text without its boilerplate sentences ("test thoroughly"); given `pr`, a
+    sentence that also names code of it stays (its boilerplate is half of what it says)."""
     kept = risks
     for boiler in boilerplate_sentences(risks, change_type):
-        kept = kept.replace(boiler, "", 1)
-    kept = " ".join(kept.split())
-    return f"{risk.sentence} {kept}".strip()
+        if pr is None or not names_pr_code(boiler, pr, corpus):
+            kept = kept.replace(boiler, "", 1)
+    return tidy(kept)
 
 
 def _needs_fact_risk(risks: str, risk: FactRisk, pr: PullRequest, corpus: str) -> bool:

@@ -249,3 +249,31 @@ def test_a_model_risk_that_names_the_removed_code_keeps_its_own_words():
     assert finish(said, DEAD_CODE, extract_facts(DEAD_CODE)).potential_risks == (
         "Callers of `_fp8_perm` in other kernels break."
     )
+
+
+def test_a_promise_of_no_new_bugs_beside_a_real_risk_is_dropped():
+    said = SummarySections(
+        "x",
+        "y",
+        "The change does not introduce any new bugs.\n- Callers of `_fp8_perm` break.",
+        "z",
+    )
+    assert finish(said, DEAD_CODE, extract_facts(DEAD_CODE)).potential_risks == (
+        "- Callers of `_fp8_perm` break."
+    )
+
+
+def test_lines_moved_between_two_hunks_of_one_file_do_not_lead_what_changed():
+    patch = (
+        "@@ -10,6 +10,3 @@ class Table:\n"
+        "-    rows = parse(text)\n-    rows.sort()\n-    emit(rows)\n"
+        "     return None\n"
+        "@@ -80,3 +77,6 @@ def render():\n"
+        "+    rows = parse(text)\n+    rows.sort()\n+    emit(rows)\n"
+        "     return None\n"
+    )
+    pr = pr_of(ChangedFile("tools/table.py", additions=3, deletions=3, patch=patch))
+    facts = extract_facts(pr)
+    assert facts.moved_lines and not facts.moved_lines[0].reordered
+    said = SummarySections("It edits the table tool.", "", "", "")
+    assert "unchanged lines" not in finish(said, pr, facts).what_changed
