@@ -978,6 +978,15 @@ def _moved_lines(reads: list[tuple[str, _Hunk]]) -> list[MovedLines]:
     return out
 
 
+_DEFINES = re.compile(r"(?:async\s+)?(?:def|class)\s")  # a run holding one moves a definition
+_NOT_CODE = ("#", "//", "/*", "*", '"""', "'''")
+
+
+def _is_code(line: str) -> bool:
+    text = line.strip()
+    return bool(text) and not text.startswith(_NOT_CODE)
+
+
 def _first_text(side: _Side, run: list[int]) -> str:
     return next((side.lines[r].strip() for r in run if side.lines[r].strip()), "")[:120]
 
@@ -1000,15 +1009,25 @@ def _moved_within(path: str, hunk: _Hunk, run: list[int], texts: list[str]) -> M
     and is no move)."""
     block = _blocks(hunk.old)[run[0]]
     elsewhere: dict[int, set[str]] = {}
+    firsts: dict[int, int] = {}  # each block's first row
     for row, at in _blocks(hunk.new).items():
         if at != block and (line := _norm(hunk.new.lines[row])):
             elsewhere.setdefault(at, set()).add(line)
+            firsts.setdefault(at, row)
+    unchanged = [line for row, line in enumerate(hunk.old.lines) if row not in hunk.old.changed]
     for at, lines in elsewhere.items():
+        passed = unchanged[min(at, block) : max(at, block)]
+        if not any(_is_code(line) for line in passed):
+            continue  # only blank lines or comments between: the diff's alignment, no reorder
         if sum(t in lines for t in texts) >= _MOVED_SHARE * len(texts):
-            enclosing = _enclosing(path, hunk, hunk.old, run[0])
+            old = _enclosing(path, hunk, hunk.old, run[0])
+            new = _enclosing(path, hunk, hunk.new, firsts[at])
+            # Only within one definition is it the same code run in another order; into
+            # another definition it is a move, as between files.
+            within = old is not None and old == new and not any(map(_DEFINES.match, texts))
             return MovedLines(
-                len(texts), path, path, _first_text(hunk.old, run), enclosing, enclosing,
-                earlier=at < block,
+                len(texts), path, path, _first_text(hunk.old, run), old, new,
+                earlier=at < block if within else None,
             )  # fmt: skip
     return None
 

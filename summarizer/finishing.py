@@ -180,7 +180,8 @@ def _moves_said(facts: ChangeFacts, *, across_files: bool) -> list[str]:
     return said or [
         _moved_lines(m)
         for m in facts.moved_lines
-        if m.reordered or (across_files and m.old_file != m.new_file)
+        if (m.reordered and not is_support_file(m.old_file))
+        or (across_files and m.old_file != m.new_file)
     ]
 
 

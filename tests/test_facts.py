@@ -659,3 +659,17 @@ def test_a_last_line_given_back_its_newline_is_not_a_change() -> None:
     assert facts.definitions == (
         Definition("csrc/moe/moe_ops.h", "router_gemm", "declaration", "added"),
     )
+
+
+def test_a_docstring_written_above_unchanged_lines_is_no_reorder() -> None:
+    # vLLM #34175: the diff aligns the new docstring's blank lines with the old ones, so the
+    # body reads as removed above and added below; only blank lines lie between.
+    patch = (
+        "@@ -39,6 +39,14 @@ def send(\n def get_size(\n     client,\n ) -> int:\n"
+        "-    future = send(client)\n-    size = future.result()\n-    return size\n"
+        '+    """\n+    Helper to get the size.\n\n+    Args:\n+        client: the client\n\n'
+        '+    Returns:\n+        the size\n+    """\n'
+        "+    future = send(client)\n+    size = future.result()\n+    return size\n"
+    )
+    facts = extract_facts(pr_of(changed("m/adapter.py", patch)))
+    assert not any(m.reordered for m in facts.moved_lines)
