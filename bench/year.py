@@ -330,14 +330,20 @@ async def real_day(
     return first, again, count
 
 
+def _kept(args) -> str:
+    if args.no_prune:
+        return "never pruned"
+    diffs = f"{args.diff_days} days" if args.diff_days else "for ever"
+    return f"LLM bodies kept {args.keep_days} days, diffs {diffs}"
+
+
 def report(store: Store, args, start, end, pruned: Pruned, written: float) -> None:
     store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     size = Path(store.path).stat().st_size
     print()
     print(
         f"A year: {args.days} days x {args.prs} PRs = {args.days * args.prs:,} PRs "
-        f"(written in {written:.0f} s), LLM bodies kept {args.keep_days} days, "
-        f"diffs {args.diff_days or 'for ever'}{' days' if args.diff_days else ''}"
+        f"(written in {written:.0f} s), {_kept(args)}"
     )
     met = "met" if size < 300e6 else "NOT met"
     print(f"database size:  {size / 1e6:.1f} MB   (goal < 300 MB: {met})")
