@@ -2,6 +2,8 @@
 
 A summary can pass the claim check (every name it uses is in the PR) and still be wrong:
 - it says a name was added when the diff removes it, or the reverse (INVERTED);
+- it says a name was added or removed that the diff shows only on unchanged lines, the hunk's
+  context (UNCHANGED);
 - it quotes code that is not in the PR as written, as in `64 if n > 1 else 64` for a diff that
   says `else 128` (UNGROUNDED_CODE);
 - it claims a speed or memory gain nothing in the PR speaks of (UNSUPPORTED_PERFORMANCE);
@@ -46,6 +48,7 @@ from summarizer.repetition import sentences
 
 class FindingKind(StrEnum):
     INVERTED = "inverted"  # says added where the diff removes, or the reverse
+    UNCHANGED = "unchanged"  # says added or removed what the diff shows only on unchanged lines
     UNGROUNDED_CODE = "ungrounded_code"  # quotes code or a name the PR does not contain
     UNSUPPORTED_PERFORMANCE = "unsupported_performance"  # a gain nothing in the PR shows
     EMPTY_RISK = "empty_risk"  # risk boilerplate naming nothing of this PR
@@ -73,6 +76,7 @@ class _Evidence:
     corpus: str  # title, description, labels, file names and patches (the claim check's)
     added: tuple[str, ...]  # normalized added lines
     removed: tuple[str, ...]  # normalized removed lines
+    context: tuple[str, ...]  # normalized unchanged lines and hunk headers' enclosing names
     lines: tuple[str, ...]  # every normalized diff, title and description line
     terms: frozenset[str]  # the words of the title, file names and changed lines
 
@@ -91,6 +95,7 @@ def _evidence(pr: PullRequest) -> _Evidence:
         corpus=pr_corpus(pr),
         added=tuple(normalize_code(line) for line in sides.added),
         removed=tuple(normalize_code(line) for line in sides.removed),
+        context=tuple(normalize_code(line) for line in sides.context),
         lines=code_lines(pr),
         terms=frozenset(
             _terms(
@@ -150,7 +155,8 @@ _FILLER = set(
     "kwarg kwargs decorator decorators entry entries key keys value values setting settings "
     "assignment assignments statement statements helper helpers line lines and or both also "
     "now explicitly directly simply entirely completely it them use uses using usage "
-    "cli env environment config missing absent".split()
+    "cli env environment config missing absent two three four five six several some few "
+    "multiple many".split()
 )
 _NEGATION = {"not", "never", "without", "n't", "no", "nor"}
 _TOKEN = re.compile(r"`([^`\n]+)`|([A-Za-z][\w'-]*)|([;:()\[\]!?])")
@@ -242,6 +248,11 @@ def _inverted(field: str, sentence: str, evidence: _Evidence) -> list[Finding]:
             why = f"says `{code}` is added, but the diff removes it ({_times(removed)})"
         elif side == _OLD and added and not removed:
             why = f"says `{code}` is removed or replaced, but the diff adds it ({_times(added)})"
+        elif not (added or removed) and (kept := lines_with(code, evidence.context)):
+            said = "added" if side == _ADD else "removed"
+            why = f"says `{code}` is {said}, but the diff shows it unchanged ({_times(kept)})"
+            findings.append(Finding(FindingKind.UNCHANGED, field, sentence, why))
+            continue
         else:
             continue
         findings.append(Finding(FindingKind.INVERTED, field, sentence, why))
@@ -566,6 +577,7 @@ def tidy(text: str) -> str:
 
 _FIXES = {
     FindingKind.INVERTED: "describe what the diff does, not its reverse",
+    FindingKind.UNCHANGED: "describe the lines the diff changes, not the unchanged ones",
     FindingKind.UNGROUNDED_CODE: "quote code only as the diff writes it",
     FindingKind.UNSUPPORTED_PERFORMANCE: "say nothing about performance unless the PR shows it",
     FindingKind.NO_EFFECT_CLAIMED: "say what the change does to behaviour",

@@ -127,8 +127,11 @@ class _Attempt:
         return self.answer.sections
 
 
-# What only a regeneration can mend: the answer says the reverse of the diff, or misquotes it.
-_REWRITE_FOR = frozenset({FindingKind.INVERTED, FindingKind.UNGROUNDED_CODE})
+# What only a regeneration can mend: the answer says the reverse of the diff, calls unchanged
+# lines the change, or misquotes it.
+_REWRITE_FOR = frozenset(
+    {FindingKind.INVERTED, FindingKind.UNCHANGED, FindingKind.UNGROUNDED_CODE}
+)
 
 
 class OpenAISummarizer:

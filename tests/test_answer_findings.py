@@ -510,3 +510,34 @@ def test_no_behaviour_change_stands_for_a_function_moved_to_another_module():
     )  # fmt: skip
     said = "There is no functional change: `helper` only moves."
     assert check_answer(pr, answer(impact=said), ChangeType.TRIVIAL, extract_facts(pr)) == []
+
+
+# --- UNCHANGED ------------------------------------------------------------------------------
+
+# vLLM #32975: `num_output_tokens` is new; `update` is an unchanged line the hunk shows.
+DETOKENIZER = PullRequest(
+    repo="o/r", number=32975, title="Optimize detokenizer python logic", url="u", author="a",
+    state="merged",
+    files=(ChangedFile("vllm/v1/engine/detokenizer.py", additions=3, patch=(
+        "@@ -90,6 +90,9 @@ class IncrementalDetokenizer:\n"
+        "     def update(self, new_token_ids: list[int], stop_terminated: bool):\n"
+        "         self.token_ids.extend(new_token_ids)\n"
+        "+    @property\n+    def num_output_tokens(self) -> int:\n"
+        "+        return len(self.token_ids) - self.prompt_len\n")),),
+)  # fmt: skip
+
+
+def test_a_name_said_to_be_added_that_the_diff_shows_unchanged_is_caught():
+    said = "The PR adds two new methods, `num_output_tokens` and `update`, to the detokenizer."
+    found = check_answer(DETOKENIZER, answer(what=said), ChangeType.SUBSTANTIAL)
+    assert kinds(found) == [FindingKind.UNCHANGED]
+    assert (
+        found[0].explanation
+        == "says `update` is added, but the diff shows it unchanged (in 1 place)"
+    )
+    assert findings_hint(found) == (
+        "Your summary says `update` is added, but the diff shows it unchanged (in 1 place): "
+        "describe the lines the diff changes, not the unchanged ones."
+    )
+    right = "The PR adds `num_output_tokens`, which `update`'s callers can read."
+    assert check_answer(DETOKENIZER, answer(what=right), ChangeType.SUBSTANTIAL) == []
