@@ -323,9 +323,12 @@ def _breaking_risk(facts: ChangeFacts) -> FactRisk | None:
     if moved_settings := _settings(facts, "moved"):
         s = moved_settings[0]
         kind = s.kind.split(" (")[0]
+        # Which parsers include which is a call graph the diff does not show: say both
+        # outcomes, each true of the code it applies to.
         return FactRisk(
-            f"Anything that passes the {kind} `{s.name}` to the code of `{s.old}` no longer "
-            f"can: it moved to `{s.file}`.",
+            f"The {kind} `{s.name}` is now defined in `{s.file}`, not `{s.old}`: code that "
+            "read it from the old place without the new one loses it, and code that already "
+            "defined it where it now arrives defines it twice.",
             (s.name,), breaks=True,
         )  # fmt: skip
     if reordered := [

@@ -230,8 +230,9 @@ def test_a_moved_flag_is_the_risk_of_the_parser_it_left_even_beside_the_models_o
     )
     risks = finish(said, MOVED_FLAG, extract_facts(MOVED_FLAG)).potential_risks
     assert risks == (
-        "Anything that passes the CLI flag `--trust-remote-code` to the code of "
-        "`vllm/benchmarks/serve.py` no longer can: it moved to `vllm/benchmarks/datasets.py`. "
+        "The CLI flag `--trust-remote-code` is now defined in `vllm/benchmarks/datasets.py`, "
+        "not `vllm/benchmarks/serve.py`: code that read it from the old place without the new "
+        "one loses it, and code that already defined it where it now arrives defines it twice. "
         + said.potential_risks
     )
 
