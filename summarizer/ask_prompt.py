@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from bot.ports.summarizer import AskSource
 from summarizer.sampling import Sampling
 from summarizer.schema import strict_format
-from summarizer.tokens import count_tokens
+from summarizer.tokens import count_tokens, fit_lines
 
 ASK_PROMPT_VERSION = "a1"
 ASK_SCHEMA_NAME = "history_answer"
@@ -78,15 +78,8 @@ def build_ask_prompt(
     """The request: as many of the sources (best first) as fit in `max_prompt_tokens`."""
     system = ASK_SYSTEM_PROMPT.format(repo=repo or "(several repositories)")
     asked = f"<question>\n{_defused(question, QUESTION_CHARS)}\n</question>\n"
-    used = count_tokens(system) + count_tokens(asked) + 40
-    blocks: list[str] = []
-    for source in sources:
-        block = source_block(source)
-        cost = count_tokens(block) + 1
-        if blocks and used + cost > max_prompt_tokens:
-            break
-        blocks.append(block)
-        used += cost
+    fixed = count_tokens(system) + count_tokens(asked) + 40
+    blocks, used = fit_lines(map(source_block, sources), fixed, max_prompt_tokens)
     user = f"{asked}<sources>\n" + "\n".join(blocks) + "\n</sources>"
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
     shown = tuple(s.number for s in sources[: len(blocks)])

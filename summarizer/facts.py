@@ -963,11 +963,13 @@ def _moved_lines(reads: list[tuple[str, _Hunk]]) -> list[MovedLines]:
             adders.setdefault(line, []).append(j)
     out: list[MovedLines] = []
     for i, (path, hunk) in enumerate(reads):
+        blocks: _HunkBlocks | None = None  # read once a hunk, when a run needs them
         for run in _runs(hunk.old):
             texts = [_norm(hunk.old.lines[r]) for r in run if hunk.old.lines[r].strip()]
             if len(texts) < _MOVED_AT_LEAST:
                 continue
-            if (within := _moved_within(path, hunk, run, texts)) is not None:
+            blocks = blocks or _HunkBlocks.of(hunk)
+            if (within := _moved_within(path, hunk, blocks, run, texts)) is not None:
                 out.append(within)
                 continue
             votes = Counter(j for t in texts for j in adders.get(t, ())[:_COMMON] if j != i)
@@ -1003,25 +1005,41 @@ def _blocks(side: _Side) -> dict[int, int]:
     return blocks
 
 
-def _moved_within(path: str, hunk: _Hunk, run: list[int], texts: list[str]) -> MovedLines | None:
+@dataclass(frozen=True)
+class _HunkBlocks:
+    """A hunk's change blocks, read once for all of its removed runs."""
+
+    removed: dict[int, int]  # each removed row's block
+    added: dict[int, set[str]]  # each block's added lines, normalized
+    firsts: dict[int, int]  # each block's first added row
+    unchanged: list[str]  # the unchanged lines, in order
+
+    @classmethod
+    def of(cls, hunk: _Hunk) -> _HunkBlocks:
+        added: dict[int, set[str]] = {}
+        firsts: dict[int, int] = {}
+        for row, at in _blocks(hunk.new).items():
+            if line := _norm(hunk.new.lines[row]):
+                added.setdefault(at, set()).add(line)
+                firsts.setdefault(at, row)
+        unchanged = [line for row, line in enumerate(hunk.old.lines) if row not in hunk.old.changed]
+        return cls(_blocks(hunk.old), added, firsts, unchanged)
+
+
+def _moved_within(
+    path: str, hunk: _Hunk, blocks: _HunkBlocks, run: list[int], texts: list[str]
+) -> MovedLines | None:
     """A run of removed lines added again in another change block of the same hunk: the same
     code run earlier or later (wrapping lines in a new `if` re-adds them in their own block,
     and is no move)."""
-    block = _blocks(hunk.old)[run[0]]
-    elsewhere: dict[int, set[str]] = {}
-    firsts: dict[int, int] = {}  # each block's first row
-    for row, at in _blocks(hunk.new).items():
-        if at != block and (line := _norm(hunk.new.lines[row])):
-            elsewhere.setdefault(at, set()).add(line)
-            firsts.setdefault(at, row)
-    unchanged = [line for row, line in enumerate(hunk.old.lines) if row not in hunk.old.changed]
-    for at, lines in elsewhere.items():
-        passed = unchanged[min(at, block) : max(at, block)]
-        if not any(_is_code(line) for line in passed):
-            continue  # only blank lines or comments between: the diff's alignment, no reorder
+    block = blocks.removed[run[0]]
+    for at, lines in blocks.added.items():
+        passed = blocks.unchanged[min(at, block) : max(at, block)]
+        if at == block or not any(_is_code(line) for line in passed):
+            continue  # the same block, or only blank lines or comments between: no reorder
         if sum(t in lines for t in texts) >= _MOVED_SHARE * len(texts):
             old = _enclosing(path, hunk, hunk.old, run[0])
-            new = _enclosing(path, hunk, hunk.new, firsts[at])
+            new = _enclosing(path, hunk, hunk.new, blocks.firsts[at])
             # Only within one definition is it the same code run in another order; into
             # another definition it is a move, as between files.
             within = old is not None and old == new and not any(map(_DEFINES.match, texts))

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from bot.ports.summarizer import DayCandidate
 from summarizer.schema import strict_format
-from summarizer.tokens import count_tokens
+from summarizer.tokens import count_tokens, fit_lines
 
 HIGHLIGHTS_PROMPT_VERSION = "h1"
 HIGHLIGHTS_SCHEMA_NAME = "day_highlights"
@@ -95,16 +95,8 @@ def build_highlights_prompt(
     on a CPU reads ~44 tokens a second) drops the ones least likely to be picked.
     """
     header = f"Repository: {repo}\nDay: {day}\n"
-    lines: list[str] = []
     fixed = count_tokens(HIGHLIGHTS_SYSTEM_PROMPT) + count_tokens(header) + 30
-    used = fixed
-    for candidate in candidates[:max_candidates]:
-        line = candidate_line(candidate)
-        cost = count_tokens(line) + 1
-        if lines and used + cost > max_prompt_tokens:
-            break
-        lines.append(line)
-        used += cost
+    lines, _ = fit_lines(map(candidate_line, candidates[:max_candidates]), fixed, max_prompt_tokens)
     shown = tuple(candidates[: len(lines)])
     asked = max(1, min(count, len(shown)))
     more = len(candidates) - len(shown)

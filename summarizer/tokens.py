@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 log = logging.getLogger(__name__)
 
@@ -80,3 +80,16 @@ def _load() -> Callable[[str], int]:
         )
         return _estimate
     return lambda text: len(encoding.encode(text, disallowed_special=()))
+
+
+def fit_lines(texts: Iterable[str], used: int, max_tokens: int) -> tuple[list[str], int]:
+    """The first of `texts` that fit in `max_tokens` after the `used` already spent (each with
+    its newline), always at least one; and the tokens used then."""
+    kept: list[str] = []
+    for text in texts:
+        cost = count_tokens(text) + 1
+        if kept and used + cost > max_tokens:
+            break
+        kept.append(text)
+        used += cost
+    return kept, used

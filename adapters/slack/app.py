@@ -30,6 +30,7 @@ from adapters.slack.transport import PLATFORM, SlackTransport, make_client
 from adapters.slack.users import UserNames
 from bot.chat.core import Ask, ChatBot, ChatCore
 from bot.chat.tasks import report
+from bot.chat.web_site import start_site
 from bot.core.day_window import zone
 from bot.core.errors import ConfigurationError
 from bot.core.models import (
@@ -470,14 +471,7 @@ async def _listen_http(
     server = AsyncSlackAppServer(port=port, path=EVENTS_PATH, app=bot.app, host=host)
     if routes is not None:
         routes(server.web_app)
-    runner = web.AppRunner(server.web_app)
-    await runner.setup()
-    site = web.TCPSite(runner, host, port)
-    try:
-        await site.start()
-    except OSError as exc:
-        await runner.cleanup()
-        raise ConfigurationError(f"Cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    runner = await start_site(server.web_app, host, port, failure=f"Cannot listen on {host}:{port}")
     return runner.cleanup
 
 

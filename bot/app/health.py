@@ -29,9 +29,10 @@ from datetime import timedelta
 from aiohttp import web
 
 from bot.chat.healing import HEAL_DAYS
+from bot.chat.web_site import start_site
 from bot.core import metrics
 from bot.core.clock import utcnow
-from bot.core.errors import ConfigurationError, StorageError
+from bot.core.errors import StorageError
 from bot.store.store import Store
 
 log = logging.getLogger(__name__)
@@ -149,17 +150,10 @@ async def serve(health: Health, host: str, port: int) -> tuple[web.AppRunner, st
     """Listen on `host:port` (port 0: any free port); the runner to clean up, and the URL."""
     app = web.Application()
     health.add_routes(app)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, host, port)
-    try:
-        await site.start()
-    except OSError as exc:
-        await runner.cleanup()
-        raise ConfigurationError(
-            f"Cannot serve /healthz and /metrics on {host}:{port} (PRDIGEST_METRICS_PORT): "
-            f"{exc.strerror or exc}"
-        ) from None
+    runner = await start_site(
+        app, host, port, access_log=False,
+        failure=f"Cannot serve /healthz and /metrics on {host}:{port} (PRDIGEST_METRICS_PORT)",
+    )  # fmt: skip
     bound = runner.addresses[0][1] if runner.addresses else port
     return runner, f"http://{_url_host(host)}:{bound}"
 

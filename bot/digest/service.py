@@ -504,6 +504,10 @@ class DigestService:
         pr = await self.store.aio.get_pr(repo, number)
         if pr is not None and pr.is_merged:
             return pr
+        return await self._fetch_shared(repo, number)
+
+    async def _fetch_shared(self, repo: str, number: int) -> PullRequest:
+        """The PR from GitHub (and stored), one fetch for all who ask for it at once."""
         key = (repo, number)
         fetch = self._fetching.get(key)
         if fetch is None:
@@ -518,7 +522,7 @@ class DigestService:
         if not pr.diff_pruned:
             return pr
         log.info("reading the diff of %s#%s from GitHub again (pruned)", pr.repo, pr.number)
-        return await self._fetch_pr(pr.repo, pr.number)
+        return await self._fetch_shared(pr.repo, pr.number)
 
     async def _fetch_pr(self, repo: str, number: int) -> PullRequest:
         info = await asyncio.to_thread(self.source.repository, repo)

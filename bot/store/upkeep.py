@@ -23,7 +23,7 @@ from typing import Any
 
 from bot.store.base import Tables, iso
 from bot.store.llm_calls import LLMCallTables
-from bot.store.prs import PRTables
+from bot.store.prs import DroppedDiffs, PRTables
 from bot.store.threads import reads, writes
 
 CODEOWNERS_DAYS = 7
@@ -101,11 +101,12 @@ class UpkeepTables(Tables):
             dropped = self.db.execute(
                 "DELETE FROM codeowners WHERE fetched_day < ?", [cutoffs.codeowners]
             ).rowcount
-            diffs = PRTables.drop_old_diffs(self, cutoffs.diffs, limit) if cutoffs.diffs else None
-        return Pruned(
-            thinned.calls, thinned.bytes, dropped, diffs.prs if diffs else 0,
-            diffs.bytes if diffs else 0,
-        )  # fmt: skip
+            diffs = (
+                PRTables.drop_old_diffs(self, cutoffs.diffs, limit)
+                if cutoffs.diffs
+                else DroppedDiffs(0, 0)
+            )
+        return Pruned(thinned.calls, thinned.bytes, dropped, diffs.prs, diffs.bytes)
 
     @reads
     def prunable(self, cutoffs: Cutoffs) -> Pruned:
@@ -114,11 +115,8 @@ class UpkeepTables(Tables):
         (old,) = self.db.execute(
             "SELECT count(*) FROM codeowners WHERE fetched_day < ?", [cutoffs.codeowners]
         ).fetchone()
-        diffs = PRTables.old_diffs(self, cutoffs.diffs) if cutoffs.diffs else None
-        return Pruned(
-            bodies.calls, bodies.bytes, old, diffs.prs if diffs else 0,
-            diffs.bytes if diffs else 0,
-        )  # fmt: skip
+        diffs = PRTables.old_diffs(self, cutoffs.diffs) if cutoffs.diffs else DroppedDiffs(0, 0)
+        return Pruned(bodies.calls, bodies.bytes, old, diffs.prs, diffs.bytes)
 
     @reads
     def file_size(self) -> FileSize:
