@@ -27,6 +27,7 @@ from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
 from bot.core.models import ChangedFile, PullRequest
 from summarizer.diff_budget import exclusion_reason, priority
+from summarizer.line_edits import LineEdit, change_blocks, file_edits, grouped
 
 # The work per PR is bounded so a PR of thousands of files stays well under a second: each
 # patch is read up to PATCH_CHARS, and once TOTAL_CHARS are read the remaining files are only
@@ -138,6 +139,7 @@ class ChangeFacts:
     settings: tuple[Setting, ...] = ()
     files: tuple[FileChange, ...] = ()
     deletions: tuple[Deletion, ...] = ()
+    edits: tuple[LineEdit, ...] = ()
     kinds: tuple[KindCount, ...] = ()
     files_total: int = 0  # GitHub's count of changed files (the listing may stop short of it)
     files_unread: int = 0  # listed files whose diff was not read, to bound the work
@@ -993,18 +995,6 @@ def _first_text(side: _Side, run: list[int]) -> str:
     return next((side.lines[r].strip() for r in run if side.lines[r].strip()), "")[:120]
 
 
-def _blocks(side: _Side) -> dict[int, int]:
-    """Each changed row's change block: the unchanged lines above it, which both sides of a
-    hunk share (a removed run and the lines added in its place have the same number)."""
-    blocks, unchanged = {}, 0
-    for row in range(len(side.lines)):
-        if row in side.changed:
-            blocks[row] = unchanged
-        else:
-            unchanged += 1
-    return blocks
-
-
 @dataclass(frozen=True)
 class _HunkBlocks:
     """A hunk's change blocks, read once for all of its removed runs."""
@@ -1018,12 +1008,12 @@ class _HunkBlocks:
     def of(cls, hunk: _Hunk) -> _HunkBlocks:
         added: dict[int, set[str]] = {}
         firsts: dict[int, int] = {}
-        for row, at in _blocks(hunk.new).items():
+        for row, at in change_blocks(hunk.new).items():
             if line := _norm(hunk.new.lines[row]):
                 added.setdefault(at, set()).add(line)
                 firsts.setdefault(at, row)
         unchanged = [line for row, line in enumerate(hunk.old.lines) if row not in hunk.old.changed]
-        return cls(_blocks(hunk.old), added, firsts, unchanged)
+        return cls(change_blocks(hunk.old), added, firsts, unchanged)
 
 
 def _moved_within(
@@ -1061,6 +1051,43 @@ def _moved(
     )  # fmt: skip
 
 
+def _edits(path: str, hunks: list[_Hunk]) -> list[LineEdit]:
+    """The file's lines changed in place, imports left out (a module path edited says less
+    than the facts' definitions do)."""
+
+    def where(index: int, row: int) -> str | None:
+        hunk = hunks[index]
+        inner = _owner(hunk.new.lines, row, hunk.header) if path.endswith(".py") else None
+        return inner or _enclosing(path, hunk, hunk.new, row)
+
+    return [
+        e for e in file_edits(path, ((h.old, h.new) for h in hunks), where)
+        if not _IMPORT.match(e.old) and not _IMPORT.match(e.new)
+    ]  # fmt: skip
+
+
+def _owner(lines: list[str], row: int, header: str) -> str | None:
+    """The innermost Python `def` above `row` in the hunk, qualified by the class around
+    it (`Request.update_block_hashes`): one in the hunk, or the one its header names."""
+    names: list[str] = []
+    indent = len(lines[row]) - len(lines[row].lstrip())
+    for line in reversed(lines[:row]):
+        depth = len(line) - len(line.lstrip())
+        if not line.strip() or depth >= indent:
+            continue
+        if m := _PY_HEADER.match(line.lstrip()):
+            if m.group(1) == "def" and names:
+                break  # a function nested in a function is named by the outer one alone
+            names.insert(0, m.group(2))
+        indent = depth
+        if depth == 0:
+            break
+    outer = _PY_HEADER.match(header)
+    if names and indent > 0 and outer and outer.group(1) == "class":
+        names.insert(0, outer.group(2))
+    return ".".join(names) or None
+
+
 def _not_moved(deletions: list[Deletion], moved: list[MovedLines]) -> list[Deletion]:
     """A hunk's removed lines that were moved are not "removed with nothing in their place"."""
     gone = {(m.old_file, m.text) for m in moved}
@@ -1083,6 +1110,7 @@ def extract_facts(pr: PullRequest) -> ChangeFacts:
     sigs: list[SignatureChange] = []
     settings: list[Setting] = []
     deletions: list[Deletion] = []
+    edits: list[LineEdit] = []
     lines: list[tuple[str, _Hunk]] = []
     budget, unread = TOTAL_CHARS, 0
     for f in rank_files(pr.files):
@@ -1104,7 +1132,9 @@ def extract_facts(pr: PullRequest) -> ChangeFacts:
         sigs += changed
         settings += _config_fields(read)
         deletions += read.deletions if f.status != "removed" else []
-        lines += [(f.filename, h) for h in parse_hunks(f.patch)]
+        hunks = parse_hunks(f.patch)
+        lines += [(f.filename, h) for h in hunks]
+        edits += _edits(f.filename, hunks)
     defs, moves = _moves(defs)
     settings += _settings_added_removed(lines)
     moved_lines = _moved_lines(lines)
@@ -1116,6 +1146,7 @@ def extract_facts(pr: PullRequest) -> ChangeFacts:
         settings=tuple(settings),
         files=_file_changes(pr.files),
         deletions=tuple(_not_moved(deletions, moved_lines)),
+        edits=grouped(edits),
         kinds=_kind_counts(pr.files),
         files_total=max(pr.changed_files or 0, len(pr.files)),
         files_unread=unread,
@@ -1242,6 +1273,21 @@ def _moved_lines_line(m: MovedLines) -> _Line:
     )
 
 
+_EDITS_SHOWN = 4  # more lines edited in place are a rewrite the diff itself shows better
+
+
+def _edit_line(e: LineEdit) -> _Line:
+    where = f"{_code(e.enclosing)} ({e.file})" if e.enclosing else e.file
+    places = f" in {e.places} places" if e.places > 1 else ""
+    return _Line(f"Edited in {where}{places}: {_quoted(e.old)} -> {_quoted(e.new)}", e.places)
+
+
+def _quoted(text: str, limit: int = 100) -> str:
+    """Code in backticks as the diff has it (spacing kept: the summary may quote it)."""
+    text = text.replace("`", "'")
+    return f"`{text if len(text) <= limit else text[: limit - 1] + '…'}`" if text else "nothing"
+
+
 def _kinds_line(facts: ChangeFacts) -> str:
     counts = ", ".join(f"{k.files} {k.kind}" for k in facts.kinds) or "none"
     listed = sum(k.files for k in facts.kinds)
@@ -1266,6 +1312,7 @@ def _lines(facts: ChangeFacts) -> Iterator[_Line]:
     yield from (_setting_line(s) for s in facts.settings)
     yield from _file_lines(facts.files)
     yield from _deletion_lines(facts.deletions)
+    yield from (_edit_line(e) for e in facts.edits[:_EDITS_SHOWN])
 
 
 def render_facts(facts: ChangeFacts, max_chars: int = 1500) -> str:
@@ -1291,7 +1338,7 @@ def render_facts(facts: ChangeFacts, max_chars: int = 1500) -> str:
 _ITEMS = {
     "definitions": Definition, "signatures": SignatureChange, "moves": Move,
     "moved_lines": MovedLines, "settings": Setting,
-    "files": FileChange, "deletions": Deletion, "kinds": KindCount,
+    "files": FileChange, "deletions": Deletion, "edits": LineEdit, "kinds": KindCount,
 }  # fmt: skip
 
 

@@ -25,6 +25,7 @@ from summarizer.checks import (
 )
 from summarizer.claims import CODE_SPAN, grounded_names, pr_corpus
 from summarizer.facts import ChangeFacts, Definition, MovedLines, Setting
+from summarizer.line_edits import LineEdit, core
 
 # A "what changed" that names fewer grounded names than this gets the sentence from the facts.
 NAMED_ENOUGH = 3
@@ -44,8 +45,12 @@ def finish(
     corpus = pr_corpus(pr)
     sections = mark_code(sections, code_names(facts, pr) + diff_names(sections, pr))
     what = sections.what_changed
-    sentence = change_sentence(facts)
+    edits = edits_to_say(facts, pr, what)
+    sentence = change_sentence(facts, told={e.enclosing for e in edits})
     named = grounded_names(pr, SummarySections(what, "", "", ""), corpus)
+    if edits:
+        # The line a fix turns on, quoted: what a small model most often tells backwards.
+        what = f"{edit_sentence(edits)} {what}"
     if sentence and len(named) < NAMED_ENOUGH:
         what = f"{sentence} {what}"
     elif (moves := move_sentence(facts)) and not _MOVE_WORD.search(what):
@@ -143,9 +148,10 @@ def mark_code(sections: SummarySections, names: list[str]) -> SummarySections:
 # -- the sentence of what changed ------------------------------------------------------------
 
 
-def change_sentence(facts: ChangeFacts) -> str:
+def change_sentence(facts: ChangeFacts, told: set[str | None] | None = None) -> str:
     """ "The diff removes `a` and `b`; adds `c`; changes the signature of `d`." from the facts,
-    or "" when they hold no definition, signature, move or setting."""
+    or "" when they hold no definition, signature, move or setting. Definitions in `told` are
+    not named as changed: a sentence of their edits says more."""
     moved = {m.old_name for m in facts.moves} | {m.new_name for m in facts.moves}
     phrases = [
         _phrase("moves", _moves_said(facts, across_files=False)),
@@ -154,10 +160,62 @@ def change_sentence(facts: ChangeFacts) -> str:
         _phrase("changes the signature of", [_code(s.name) for s in facts.signatures]),
         _phrase("removes", [_setting(s) for s in _settings(facts, "removed")]),
         _phrase("adds", [_setting(s) for s in _settings(facts, "added")]),
-        _phrase("changes", [_code(d.name) for d in facts.of("changed") if _plain_change(d, facts)]),
+        _phrase("changes", [
+            _code(d.name) for d in facts.of("changed")
+            if _plain_change(d, facts) and d.name not in (told or set())
+        ]),  # fmt: skip
     ]
     kept = [p for p in phrases if p][:3]
     return f"The diff {'; '.join(kept)}." if kept else ""
+
+
+# Lines edited in place are the mechanism only of a small change: in a larger one they are
+# details of a rewrite that the definitions and settings say better.
+_EDITS_AT_MOST = 4
+_EDIT_CHARS = 200  # the sentence's quoted code, at most: one long edit, or two short ones
+_EDITS_SAID = 2
+
+
+def edits_to_say(facts: ChangeFacts, pr: PullRequest, what: str) -> list[LineEdit]:
+    """The edits worth a sentence: those of the code that runs (of the tests, docs or tools
+    when the PR touches nothing else), when there are few, and the model quoted none of
+    them already."""
+    runs = [e for e in facts.edits if not is_support_file(e.file)]
+    only_support = pr.files and all(is_support_file(f.filename) for f in pr.files)
+    edits = runs or (list(facts.edits) if only_support else [])
+    if not edits or len(edits) > _EDITS_AT_MOST or any(_quotes(what, e) for e in edits):
+        return []
+    # The same replacement twice in one definition is said once, with its count.
+    cores: dict[tuple[str | None, str, str], LineEdit] = {}
+    for e in edits:
+        old, new = core(e)
+        same = cores.get((e.enclosing, old, new))
+        places = e.places + (same.places if same else 0)
+        cores[(e.enclosing, old, new)] = replace(e, old=old, new=new, places=places)
+    said, chars = [], 0
+    for e in list(cores.values())[:_EDITS_SAID]:
+        chars += len(e.old) + len(e.new)
+        if said and chars > _EDIT_CHARS:
+            break
+        said.append(e)
+    return said
+
+
+def _quotes(text: str, e: LineEdit) -> bool:
+    squeezed = " ".join(text.split())
+    return " ".join(core(e)[1].split()) in squeezed
+
+
+def edit_sentence(edits: list[LineEdit]) -> str:
+    """ "In `update`, `len(self.x)` becomes `self.n()`; in `RequestState`, …." """
+    parts = []
+    for e in edits:
+        where = f"`{e.enclosing}`" if e.enclosing else f"`{e.file}`"
+        places = f" ({e.places} places)" if e.places > 1 else ""
+        was = f"`{e.old}` becomes `{e.new}`" if e.old else f"`{e.new}` is added"
+        parts.append(f"in {where}{places}, {was}")
+    text = "; ".join(parts)
+    return f"{text[0].upper()}{text[1:]}."
 
 
 _MOVE_WORD = re.compile(r"\bmov(?:e|es|ed|ing)\b", re.I)
@@ -260,6 +318,9 @@ class FactRisk:
     # Something callers, scripts or inputs relied on is gone, moved or reordered: worth saying
     # even beside a risk of the model's own that names other code.
     breaks: bool = False
+    # An exact old and new (a value, a signature, a line edited in place): what a reviewer
+    # checks first, so it leads a model's risk that does not quote it.
+    exact: bool = False
 
 
 def _without_boilerplate(
@@ -277,7 +338,7 @@ def _without_boilerplate(
 def _needs_fact_risk(risks: str, risk: FactRisk, pr: PullRequest, corpus: str) -> bool:
     if not names_pr_code(risks, pr, corpus):
         return True
-    return risk.breaks and not any(name in risks for name in risk.names)
+    return (risk.breaks or risk.exact) and not any(name in risks for name in risk.names)
 
 
 def risk_sentence(facts: ChangeFacts, pr: PullRequest) -> str:
@@ -349,13 +410,17 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     if changed_values := [s for s in _settings(facts, "changed") if s.old and s.new]:
         s = changed_values[0]
         return FactRisk(
-            f"Anything that relied on `{s.name}` being `{s.old}` now gets `{s.new}`.", (s.name,)
-        )
+            f"Anything that relied on `{s.name}` being `{s.old}` now gets `{s.new}`.",
+            (s.new,), exact=True,
+        )  # fmt: skip
     if facts.signatures:
         s = facts.signatures[0]
         return FactRisk(
-            f"Every caller of `{s.name}` must match its new signature `{s.new}`.", (s.name,)
-        )
+            f"Every caller of `{s.name}` must match its new signature `{s.new}`.",
+            (s.name,), exact=True,
+        )  # fmt: skip
+    if edits := [e for e in facts.edits if not is_support_file(e.file)][:1]:
+        return _edit_risk(edits[0])
     changed = [
         d for d in facts.definitions
         if d.change in ("changed", "added") and not is_support_file(d.file)
@@ -374,6 +439,26 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
             (),
         )
     return None
+
+
+_ASSIGNED = re.compile(r"([\w.]+)\s*[=:]\s*(.+)")
+
+
+def _edit_risk(edit: LineEdit) -> FactRisk:
+    old, new = core(edit)
+    a, b = _ASSIGNED.fullmatch(old), _ASSIGNED.fullmatch(new)
+    if a and b and a.group(1) == b.group(1):  # a value given a new value
+        return FactRisk(
+            f"Anything that relied on `{a.group(1)}` being `{a.group(2)}` now gets "
+            f"`{b.group(2)}`.",
+            (b.group(2),), exact=True,
+        )  # fmt: skip
+    where = f"`{edit.enclosing}`" if edit.enclosing else f"`{edit.file}`"
+    return FactRisk(
+        f"{where} now uses `{new}` where it used `{old}`: whatever depended on the value "
+        f"of `{old}` there now gets the value of `{new}`.",
+        (new,), exact=True,
+    )  # fmt: skip
 
 
 def _list(items: list[str]) -> str:

@@ -1,0 +1,219 @@
+"""Lines a diff changes in place: the same statement with one part replaced.
+
+Many bug fixes are a handful of such lines: `len(self.output_token_ids)` becomes
+`self.num_output_tokens()`, an assertion on `"56088"` becomes one that also accepts
+`"56,088"`. Read as a removed line and an added line, a small model tells them backwards ("removes
+the assertion on 56088") or not at all. Paired here token by token, each is one exact fact:
+the part that was there and the part that replaced it, quoted as the diff has them, so the
+model reads the mechanism first and code can write it into the summary.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class LineEdit:
+    """A line changed in place: `old` is the part of it the diff replaced, `new` what stands
+    there now, each as the diff has it (a whole short line, or the changed part with a few
+    tokens around it)."""
+
+    file: str
+    old: str
+    new: str
+    enclosing: str | None = None  # the function or class it is in, when known
+    places: int = 1  # the same edit made in this many places of the file
+
+
+class Side(Protocol):
+    lines: list[str]
+    changed: set[int]
+
+
+# A change block of more lines than this on either side is a rewrite, not a line edited.
+_BLOCK_LINES = 4
+_SIMILAR = 0.5  # tokens shared by the two lines, as difflib's ratio: below it, another line
+_WHOLE_LINE = 70  # chars: a line this short is shown whole; a longer one by its changed part
+_CONTEXT = 2  # tokens kept on each side of a changed part
+_PART_CHARS = 100  # a changed part longer than this is a rewrite of the line
+_KEPT = 12  # edits kept for a PR: the facts show a few; the rest would only be stored
+_TOKEN = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|\w+|\S")
+_DEFINES = re.compile(r"\s*(?:async\s+)?(?:def|class|struct|fn|func)\s")  # signatures say those
+
+
+def change_blocks(side: Side) -> dict[int, int]:
+    """Each changed row's change block: the unchanged lines above it, which both sides of a
+    hunk share (a removed run and the lines added in its place have the same number)."""
+    blocks, unchanged = {}, 0
+    for row in range(len(side.lines)):
+        if row in side.changed:
+            blocks[row] = unchanged
+        else:
+            unchanged += 1
+    return blocks
+
+
+def hunk_edits(old: Side, new: Side) -> Iterator[tuple[int, str, str]]:
+    """(row on the new side, old part, new part) for each line of the hunk changed in place:
+    a removed line paired, in order, with the most similar line added in its place."""
+    removed, added = _by_block(old), _by_block(new)
+    for block, olds in removed.items():
+        news = added.get(block, [])
+        if len(olds) > _BLOCK_LINES or len(news) > _BLOCK_LINES:
+            continue
+        start = 0
+        for old_row in olds:
+            paired = _pair(old.lines[old_row], [new.lines[r] for r in news[start:]])
+            if paired is None:
+                continue
+            offset, old_part, new_part = paired
+            start += offset + 1
+            yield news[start - 1], old_part, new_part
+
+
+def _by_block(side: Side) -> dict[int, list[int]]:
+    rows: dict[int, list[int]] = {}
+    for row, block in change_blocks(side).items():
+        if side.lines[row].strip():
+            rows.setdefault(block, []).append(row)
+    return rows
+
+
+def _pair(line: str, candidates: list[str]) -> tuple[int, str, str] | None:
+    """The first candidate `line` was edited into, with the two parts that differ."""
+    if _DEFINES.match(line) or not _is_code(line):
+        return None
+    old = list(_TOKEN.finditer(line.strip()))
+    for offset, candidate in enumerate(candidates):
+        new = list(_TOKEN.finditer(candidate.strip()))
+        matcher = difflib.SequenceMatcher(
+            None, [t.group() for t in old], [t.group() for t in new], autojunk=False
+        )
+        ops = [op for op in matcher.get_opcodes() if op[0] != "equal"]
+        if (
+            not ops
+            or matcher.ratio() < _SIMILAR
+            or _DEFINES.match(candidate)
+            or not _is_code(candidate)
+        ):
+            continue
+        parts = _parts(line.strip(), candidate.strip(), old, new, ops)
+        if parts is not None:
+            return offset, *parts
+    return None
+
+
+_COMMENT = re.compile(r"\s*(#|//|/\*|\*|--\s)")
+_CODE_CHARS = re.compile(r"[()\[\]{}=<>_@$]")
+
+
+def _is_code(line: str) -> bool:
+    """Not a comment, and not a line of prose (a docstring reflowed pairs its lines with
+    words shifted between them, which is no edit of the code)."""
+    return not _COMMENT.match(line) and bool(_CODE_CHARS.search(line))
+
+
+def _parts(
+    old_line: str,
+    new_line: str,
+    old: list[re.Match[str]],
+    new: list[re.Match[str]],
+    ops: list[tuple[str, int, int, int, int]],
+) -> tuple[str, str] | None:
+    if len(old_line) <= _WHOLE_LINE and len(new_line) <= _WHOLE_LINE:
+        return old_line, new_line
+    (_, i1, _, j1, _), (_, _, i2, _, j2) = ops[0], ops[-1]
+    # The same tokens of context on both sides, so the two parts read as one place.
+    before = min(_CONTEXT, i1, j1)
+    after = min(_CONTEXT, len(old) - i2, len(new) - j2)
+    old_part = _span(old_line, old, i1 - before, i2 + after)
+    new_part = _span(new_line, new, j1 - before, j2 + after)
+    if len(old_part) > _PART_CHARS or len(new_part) > _PART_CHARS:
+        return None
+    return old_part, new_part
+
+
+def _span(line: str, tokens: list[re.Match[str]], first: int, end: int) -> str:
+    if first >= end:
+        return ""
+    return line[tokens[first].start() : tokens[end - 1].end()]
+
+
+def grouped(edits: Iterable[LineEdit]) -> tuple[LineEdit, ...]:
+    """The same edit made in several places of a file (a keyword renamed in five calls) is
+    one edit with its count; the first `_KEPT` kept, in the diff's order."""
+    counts: dict[tuple[str, str, str], list[LineEdit]] = {}
+    for e in edits:
+        counts.setdefault((e.file, e.old, e.new), []).append(e)
+    out = []
+    for (path, old, new), same in counts.items():
+        places = {e.enclosing for e in same}
+        enclosing = same[0].enclosing if len(places) == 1 else None
+        out.append(LineEdit(path, old, new, enclosing, len(same)))
+    return tuple(out[:_KEPT])
+
+
+def file_edits(
+    path: str, hunks: Iterable[tuple[Side, Side]], where: Callable[[int, int], str | None]
+) -> Iterator[LineEdit]:
+    """The file's edits; `where(hunk index, new row)` names the definition a row lies in."""
+    for index, (old, new) in enumerate(hunks):
+        for row, old_part, new_part in hunk_edits(old, new):
+            yield LineEdit(path, old_part, new_part, where(index, row))
+
+
+def core(edit: LineEdit) -> tuple[str, str]:
+    """The smallest parts of the edit that read on their own: the tokens that differ, widened
+    until their brackets close (`len(self.output_token_ids)` -> `self.num_output_tokens()`,
+    not `len(self.output_token_ids` -> `self.num_output_tokens(`)."""
+    old, new = list(_TOKEN.finditer(edit.old)), list(_TOKEN.finditer(edit.new))
+    matcher = difflib.SequenceMatcher(
+        None, [t.group() for t in old], [t.group() for t in new], autojunk=False
+    )
+    ops = [op for op in matcher.get_opcodes() if op[0] != "equal"]
+    if not ops:
+        return edit.old, edit.new
+    (_, i1, _, j1, _), (_, _, i2, _, j2) = ops[0], ops[-1]
+    if _at(old, i2) == _at(new, j2) == "(":  # a call keeps its arguments
+        i2, j2 = i2 + 1, j2 + 1
+    while not (_balanced(old[i1:i2]) and _balanced(new[j1:j2])):
+        if i2 < len(old) and j2 < len(new) and old[i2].group() == new[j2].group():
+            i2, j2 = i2 + 1, j2 + 1
+        elif i1 > 0 and j1 > 0 and old[i1 - 1].group() == new[j1 - 1].group():
+            i1, j1 = i1 - 1, j1 - 1
+        else:
+            return edit.old, edit.new
+    # A name's owner stays with it: `self.x` -> `self.y`, not `x` -> `y`.
+    while i1 > 0 and j1 > 0 and old[i1 - 1].group() == new[j1 - 1].group() == ".":
+        i1, j1 = max(i1 - 2, 0), max(j1 - 2, 0)
+    # A value keeps the name it is given to: `X="a"` -> `X="b"`, not `"a"` -> `"b"`.
+    if i2 - i1 == 1 and _LITERAL.fullmatch(old[i1].group()) and _at(old, i1 - 1) in ("=", ":"):
+        i1, j1 = max(i1 - 2, 0), max(j1 - 2, 0)
+    return _span(edit.old, old, i1, i2), _span(edit.new, new, j1, j2)
+
+
+_LITERAL = re.compile(r"\".*\"|'.*'|\d[\w.]*")
+
+
+def _at(tokens: list[re.Match[str]], index: int) -> str:
+    return tokens[index].group() if 0 <= index < len(tokens) else ""
+
+
+_OPEN, _CLOSE = "([{", ")]}"
+
+
+def _balanced(tokens: list[re.Match[str]]) -> bool:
+    depth = 0
+    for t in tokens:
+        if t.group() in _OPEN:
+            depth += 1
+        elif t.group() in _CLOSE:
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0

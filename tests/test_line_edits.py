@@ -1,0 +1,234 @@
+"""Lines changed in place: the facts quote the part replaced and what replaced it, and a small
+change's summary leads with them, so a fix is never told backwards."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from bot.app.cli import cli
+from bot.core.models import ChangedFile, ChangeType, PullRequest, SummarySections
+from summarizer.facts import extract_facts, facts_from_json, facts_to_json, render_facts
+from summarizer.finishing import finish, risk_sentence
+from summarizer.line_edits import LineEdit, core
+from tests.conftest import REPO, make_pr
+from tests.fakes.github import FakeFile
+
+
+def pr_of(*files: ChangedFile) -> PullRequest:
+    return PullRequest(REPO, 1, "A fix", "u", "a", "merged", files=files)
+
+
+def changed(filename: str, patch: str) -> ChangedFile:
+    plus = sum(1 for line in patch.splitlines() if line.startswith("+"))
+    minus = sum(1 for line in patch.splitlines() if line.startswith("-"))
+    return ChangedFile(filename, "modified", plus, minus, patch)
+
+
+# vLLM #32975: the length of a list copied on every call becomes a method's count.
+DETOKENIZER = changed("vllm/v1/engine/detokenizer.py", (
+    "@@ -120,9 +120,9 @@ class BaseIncrementalDetokenizer:\n"
+    "     def update(self, new_token_ids, stop_terminated):\n"
+    "         stop_string = None\n"
+    "-        if self.min_tokens and len(self.output_token_ids) <= self.min_tokens:\n"
+    "+        if self.min_tokens and self.num_output_tokens() <= self.min_tokens:\n"
+    "             return None\n"
+    "-        if self.stop and len(self.output_token_ids) > self.min_tokens:\n"
+    "+        if self.stop and self.num_output_tokens() > self.min_tokens:\n"
+    "             stop_string = self.check_stop_strings()\n"
+    "         return stop_string\n"
+))  # fmt: skip
+# vLLM #34204: a test that accepted one spelling of a number accepts two.
+RELAXED_TEST = changed("tests/entrypoints/test_parsable_context.py", (
+    "@@ -80,4 +80,4 @@ async def test_mcp_tool_call(client, model_name):\n"
+    "     assert response.status == \"completed\"\n"
+    "-    assert \"56088\" in response.output[3].content[0].text\n"
+    "+    assert any(s in response.output[3].content[0].text for s in (\"56088\", \"56,088\"))\n"
+    "     assert response.usage is not None\n"
+))  # fmt: skip
+DOCKERFILE = changed("docker/Dockerfile.rocm_base", (
+    "@@ -3,3 +3,3 @@ ARG BASE_IMAGE=rocm/dev-ubuntu-22.04\n"
+    " ARG TRITON_REPO=\"https://github.com/ROCm/triton.git\"\n"
+    "-ARG TRITON_BRANCH=\"57c693b6\"\n"
+    "+ARG TRITON_BRANCH=\"f332c492\"\n"
+    " ARG PYTORCH_BRANCH=\"1c57644d\"\n"
+))  # fmt: skip
+KERNEL = changed("csrc/moe/topk.cu", (
+    "@@ -40,4 +40,4 @@ __global__ void topk_kernel(const float* in, int* out, int k) {\n"
+    "   int tid = threadIdx.x;\n"
+    "-  const int block = k > 8 ? 128 : 128;\n"
+    "+  const int block = k > 8 ? 128 : 64;\n"
+    "   out[tid] = block;\n"
+))  # fmt: skip
+
+
+def edits_of(*files: ChangedFile) -> list[tuple[str, str, str | None, int]]:
+    return [(e.old, e.new, e.enclosing, e.places) for e in extract_facts(pr_of(*files)).edits]
+
+
+def test_a_line_changed_in_place_is_quoted_whole_with_the_method_it_is_in():
+    assert edits_of(DETOKENIZER) == [
+        (
+            "if self.min_tokens and len(self.output_token_ids) <= self.min_tokens:",
+            "if self.min_tokens and self.num_output_tokens() <= self.min_tokens:",
+            "BaseIncrementalDetokenizer.update",
+            1,
+        ),
+        (
+            "if self.stop and len(self.output_token_ids) > self.min_tokens:",
+            "if self.stop and self.num_output_tokens() > self.min_tokens:",
+            "BaseIncrementalDetokenizer.update",
+            1,
+        ),
+    ]
+
+
+def test_the_facts_block_shows_each_edit_as_the_diff_has_it():
+    block = render_facts(extract_facts(pr_of(RELAXED_TEST)))
+    assert (
+        "Edited in `test_mcp_tool_call` (tests/entrypoints/test_parsable_context.py): "
+        '`assert "56088" in response.output[3].content[0].text` -> '
+        '`assert any(s in response.output[3].content[0].text for s in ("56088", "56,088"))`'
+    ) in block
+
+
+def test_an_edit_in_cuda_is_read_like_one_in_python():
+    assert edits_of(KERNEL) == [
+        ("const int block = k > 8 ? 128 : 128;", "const int block = k > 8 ? 128 : 64;",
+         "topk_kernel", 1),
+    ]  # fmt: skip
+
+
+def test_the_core_of_an_edit_is_the_part_that_differs_with_its_brackets_closed():
+    assert core(LineEdit("f", "if n and len(self.ids) <= m:", "if n and self.count() <= m:")) == (
+        "len(self.ids)",
+        "self.count()",
+    )
+    assert core(LineEdit("f", "if ON_GFX9:", "if _ON_GFX9:")) == ("ON_GFX9", "_ON_GFX9")
+    # A value keeps the name it is given to; a call keeps its arguments.
+    assert core(LineEdit("f", 'ARG B="57c6"', 'ARG B="f332"')) == ('B="57c6"', 'B="f332"')
+    assert core(LineEdit("f", "r.h = r.get_hash()", "r.update_hash()")) == (
+        "r.h = r.get_hash()",
+        "r.update_hash()",
+    )
+
+
+def test_comments_reflowed_docstrings_and_signatures_are_not_edits():
+    docs = changed("vllm/config/multimodal.py", (
+        "@@ -60,4 +60,4 @@ class MultiModalConfig:\n"
+        "     language_model_only: bool = False\n"
+        '     """If True, disables all multimodal inputs by setting all modality limits\n'
+        "-    to 0. Equivalent to setting --limit-mm-per-prompt to 0 for every\n"
+        "-    modality.\"\"\"\n"
+        "+    to 0. Equivalent to setting `--limit-mm-per-prompt` to 0 for every modality.\"\"\"\n"
+        "-    # the limit per modality\n"
+        "+    # The limit per modality.\n"
+    ))  # fmt: skip
+    signature = changed("vllm/lora/utils.py", (
+        "@@ -5,3 +5,3 @@\n-def get_configs(op_type, num_slices, add_inputs):\n"
+        "+def get_configs(op_type, num_slices):\n     return {}\n"
+    ))  # fmt: skip
+    assert edits_of(docs, signature) == []
+
+
+def test_a_block_rewritten_is_no_edit_and_the_same_edit_in_several_places_is_one():
+    rewrite = changed("vllm/a.py", "@@ -1,5 +1,5 @@ def f(x):\n" + "".join(
+        f"-    y{i} = g(x, {i})\n" for i in range(5)
+    ) + "".join(f"+    y{i} = h(x, {i})\n" for i in range(5)))  # fmt: skip
+    assert edits_of(rewrite) == []
+    renamed_kwarg = changed("vllm/b.py", (
+        "@@ -1,4 +1,4 @@ def build(config):\n"
+        "-    a = Linear(dtype=config.dtype)\n+    a = Linear(params_dtype=config.dtype)\n"
+        "     b = 1\n"
+        "-    a = Linear(dtype=config.dtype)\n+    a = Linear(params_dtype=config.dtype)\n"
+    ))  # fmt: skip
+    assert edits_of(renamed_kwarg) == [
+        ("a = Linear(dtype=config.dtype)", "a = Linear(params_dtype=config.dtype)", "build", 2)
+    ]
+
+
+def test_stored_facts_keep_their_edits_and_older_facts_load_without_them():
+    facts = extract_facts(pr_of(DETOKENIZER))
+    assert facts_from_json(json.loads(json.dumps(facts_to_json(facts)))) == facts
+    older = facts_to_json(facts)
+    del older["edits"]
+    assert facts_from_json(older).edits == ()
+
+
+TOLD_BACKWARDS = SummarySections(
+    what_changed="It removes the assertion that checks for the string 56088 in the output.",
+    technical_impact="The test no longer checks the math.",
+    potential_risks="The test may pass when the answer is wrong.",
+    key_insights="The test is more flexible.",
+)
+
+
+def finished(pr: PullRequest, sections: SummarySections = TOLD_BACKWARDS) -> SummarySections:
+    return finish(sections, pr, extract_facts(pr), ChangeType.TRIVIAL)
+
+
+def test_a_small_change_leads_with_the_line_it_turns_on():
+    what = finished(pr_of(RELAXED_TEST)).what_changed
+    assert what.startswith(
+        'In `test_mcp_tool_call`, `"56088" in response.output[3].content[0].text` becomes '
+        '`any(s in response.output[3].content[0].text for s in ("56088", "56,088"))`.'
+    )
+    # The definition the edit is in is not named again as merely "changed".
+    assert "The diff changes `test_mcp_tool_call`" not in what
+
+
+def test_the_same_replacement_twice_is_said_once_with_its_count():
+    what = finished(pr_of(DETOKENIZER)).what_changed
+    assert what.startswith(
+        "In `BaseIncrementalDetokenizer.update` (2 places), `len(self.output_token_ids)` "
+        "becomes `self.num_output_tokens()`."
+    )
+
+
+def test_an_edit_the_model_already_quotes_is_not_said_twice():
+    quoted = SummarySections(
+        "`update` now calls `self.num_output_tokens()` instead of taking a length.", "", "", ""
+    )
+    assert not finished(pr_of(DETOKENIZER), quoted).what_changed.startswith("In ")
+
+
+def test_the_edits_of_a_large_change_are_left_to_its_definitions():
+    many = changed("vllm/c.py", "@@ -1,9 +1,9 @@ def f(x):\n" + "".join(
+        f"-    y{i} = g(x, {i})\n+    y{i} = h(x, {i})\n     pass\n" for i in range(5)
+    ))  # fmt: skip
+    assert len(extract_facts(pr_of(many)).edits) == 5
+    assert not finished(pr_of(many)).what_changed.startswith("In ")
+
+
+def test_a_value_edited_in_place_is_the_risk_named():
+    dockerfile = pr_of(DOCKERFILE)
+    assert risk_sentence(extract_facts(dockerfile), dockerfile) == (
+        'Anything that relied on `TRITON_BRANCH` being `"57c693b6"` now gets `"f332c492"`.'
+    )
+    detok = pr_of(DETOKENIZER)
+    assert risk_sentence(extract_facts(detok), detok) == (
+        "`BaseIncrementalDetokenizer.update` now uses `self.num_output_tokens()` where it used "
+        "`len(self.output_token_ids)`: whatever depended on the value of "
+        "`len(self.output_token_ids)` there now gets the value of `self.num_output_tokens()`."
+    )
+
+
+def test_a_hosted_model_reads_the_edits_and_its_summary_leads_with_them(env, github, llm):
+    day = "2026-02-09"
+    github.add_pr(REPO, make_pr(34204, f"{day} 10:00:00", title="[CI/Build] Relax a test",
+                                file_list=[FakeFile(RELAXED_TEST.filename,
+                                                    patch=RELAXED_TEST.patch)]))  # fmt: skip
+    llm.script([("content", json.dumps({
+        "type": "TRIVIAL", "headline": "A test accepts a number with a thousands separator",
+        "what_changed": TOLD_BACKWARDS.what_changed,
+        "technical_impact": TOLD_BACKWARDS.technical_impact,
+        "potential_risks": TOLD_BACKWARDS.potential_risks,
+        "key_insights": TOLD_BACKWARDS.key_insights,
+    }))] * 2)  # fmt: skip
+    result = CliRunner().invoke(cli, ["report", "--date", day, "--json"])
+    assert result.exit_code == 0, result.output
+    sent = json.dumps(llm.summary_requests[0])
+    assert "Edited in `test_mcp_tool_call`" in sent
+    (entry,) = json.loads(result.stdout)["pull_requests"]
+    assert entry["summary"]["what_changed"].startswith("In `test_mcp_tool_call`, ")
