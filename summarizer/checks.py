@@ -569,10 +569,21 @@ def remove_sentences(sections: SummarySections, findings: list[Finding]) -> Summ
 
 
 def tidy(text: str) -> str:
-    """White space and bullets left over from removed sentences."""
+    """White space and bullets left over from removed sentences, and a first sentence that
+    answered the removed one ("However, it may break …") made to stand on its own."""
     lines = [re.sub(r"[ \t]{2,}", " ", line).rstrip() for line in text.splitlines()]
     lines = [line for line in lines if not re.fullmatch(r"\s*(?:[-*•]|\d+[.)])?\s*", line)]
-    return "\n".join(lines).strip()
+    text = "\n".join(lines).strip()
+    if standalone := _CONNECTIVE.sub("", text, count=1):
+        return standalone[:1].upper() + standalone[1:] if standalone != text else text
+    return text
+
+
+_CONNECTIVE = re.compile(
+    r"^(?:however|therefore|thus|additionally|also|moreover|furthermore|in addition|"
+    r"as a result|still|but|and)\b,?\s+(?=[\w`])",
+    re.IGNORECASE,
+)
 
 
 _FIXES = {

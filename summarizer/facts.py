@@ -1055,10 +1055,11 @@ def _edits(path: str, hunks: list[_Hunk]) -> list[LineEdit]:
     """The file's lines changed in place, imports left out (a module path edited says less
     than the facts' definitions do)."""
 
-    def where(index: int, row: int) -> str | None:
+    def where(index: int, row: int, new: bool) -> str | None:
         hunk = hunks[index]
-        inner = _owner(hunk.new.lines, row, hunk.header) if path.endswith(".py") else None
-        return inner or _enclosing(path, hunk, hunk.new, row)
+        side = hunk.new if new else hunk.old
+        inner = _owner(side.lines, row, hunk.header) if path.endswith(".py") else None
+        return inner or _enclosing(path, hunk, side, row)
 
     return [
         e for e in file_edits(path, ((h.old, h.new) for h in hunks), where)

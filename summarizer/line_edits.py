@@ -58,22 +58,22 @@ def change_blocks(side: Side) -> dict[int, int]:
     return blocks
 
 
-def hunk_edits(old: Side, new: Side) -> Iterator[tuple[int, str, str]]:
-    """(row on the new side, old part, new part) for each line of the hunk changed in place:
-    a removed line paired, in order, with the most similar line added in its place."""
+def hunk_edits(old: Side, new: Side) -> Iterator[tuple[int, int, str, str]]:
+    """(old row, new row, old part, new part) for each line of the hunk changed in place: a
+    change block whose removed lines each pair, in order, with a similar line added in their
+    place. A block with lines only added or only removed around the pairs is a rewrite: its
+    pairs would hide what was added (a tuple that became a list comprehension)."""
     removed, added = _by_block(old), _by_block(new)
     for block, olds in removed.items():
         news = added.get(block, [])
-        if len(olds) > _BLOCK_LINES or len(news) > _BLOCK_LINES:
+        if len(olds) != len(news) or len(olds) > _BLOCK_LINES:
             continue
-        start = 0
-        for old_row in olds:
-            paired = _pair(old.lines[old_row], [new.lines[r] for r in news[start:]])
-            if paired is None:
-                continue
-            offset, old_part, new_part = paired
-            start += offset + 1
-            yield news[start - 1], old_part, new_part
+        pairs = [_pair(old.lines[o], new.lines[n]) for o, n in zip(olds, news, strict=True)]
+        if any(p is None for p in pairs):
+            continue
+        for o, n, paired in zip(olds, news, pairs, strict=True):
+            if paired and paired != _SAME:
+                yield o, n, *paired
 
 
 def _by_block(side: Side) -> dict[int, list[int]]:
@@ -84,28 +84,23 @@ def _by_block(side: Side) -> dict[int, list[int]]:
     return rows
 
 
-def _pair(line: str, candidates: list[str]) -> tuple[int, str, str] | None:
-    """The first candidate `line` was edited into, with the two parts that differ."""
-    if _DEFINES.match(line) or not _is_code(line):
+_SAME = ("", "")  # a line paired with itself, re-indented or re-wrapped: no edit, no rewrite
+
+
+def _pair(line: str, candidate: str) -> tuple[str, str] | None:
+    """The parts of `line` and `candidate` that differ, when one is an edit of the other."""
+    if not all(_is_code(x) and not _DEFINES.match(x) for x in (line, candidate)):
         return None
-    old = list(_TOKEN.finditer(line.strip()))
-    for offset, candidate in enumerate(candidates):
-        new = list(_TOKEN.finditer(candidate.strip()))
-        matcher = difflib.SequenceMatcher(
-            None, [t.group() for t in old], [t.group() for t in new], autojunk=False
-        )
-        ops = [op for op in matcher.get_opcodes() if op[0] != "equal"]
-        if (
-            not ops
-            or matcher.ratio() < _SIMILAR
-            or _DEFINES.match(candidate)
-            or not _is_code(candidate)
-        ):
-            continue
-        parts = _parts(line.strip(), candidate.strip(), old, new, ops)
-        if parts is not None:
-            return offset, *parts
-    return None
+    old, new = list(_TOKEN.finditer(line.strip())), list(_TOKEN.finditer(candidate.strip()))
+    matcher = difflib.SequenceMatcher(
+        None, [t.group() for t in old], [t.group() for t in new], autojunk=False
+    )
+    ops = [op for op in matcher.get_opcodes() if op[0] != "equal"]
+    if not ops:
+        return _SAME
+    if matcher.ratio() < _SIMILAR:
+        return None
+    return _parts(line.strip(), candidate.strip(), old, new, ops)
 
 
 _COMMENT = re.compile(r"\s*(#|//|/\*|\*|--\s)")
@@ -159,12 +154,17 @@ def grouped(edits: Iterable[LineEdit]) -> tuple[LineEdit, ...]:
 
 
 def file_edits(
-    path: str, hunks: Iterable[tuple[Side, Side]], where: Callable[[int, int], str | None]
+    path: str,
+    hunks: Iterable[tuple[Side, Side]],
+    where: Callable[[int, int, bool], str | None],
 ) -> Iterator[LineEdit]:
-    """The file's edits; `where(hunk index, new row)` names the definition a row lies in."""
+    """The file's edits; `where(hunk index, row, on the new side)` names the definition a row
+    lies in. A line that left one definition for another was rewritten, not edited."""
     for index, (old, new) in enumerate(hunks):
-        for row, old_part, new_part in hunk_edits(old, new):
-            yield LineEdit(path, old_part, new_part, where(index, row))
+        for old_row, new_row, old_part, new_part in hunk_edits(old, new):
+            enclosing = where(index, new_row, True)
+            if where(index, old_row, False) == enclosing:
+                yield LineEdit(path, old_part, new_part, enclosing)
 
 
 def core(edit: LineEdit) -> tuple[str, str]:

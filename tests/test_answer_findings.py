@@ -275,6 +275,15 @@ def test_the_wrong_sentences_are_removed_but_never_a_whole_section():
     assert kept.headline == wrong.headline
 
 
+def test_a_sentence_that_answered_a_removed_one_is_made_to_stand_on_its_own():
+    wrong = answer(what="It adds `dtype=config.dtype` to the norms. However, the norms still work.")
+    kept = remove_sentences(wrong, check_answer(DTYPE_PR, wrong, ChangeType.SUBSTANTIAL))
+    assert kept.what_changed == "The norms still work."
+    # A section that starts with a name is left as written.
+    untouched = answer(what="`dtype` is read from the config.")
+    assert remove_sentences(untouched, []) == untouched
+
+
 def test_the_hint_says_each_fault_once_with_what_to_do_instead():
     wrong = answer(
         what="It changes `dtype` to use `config.dtype`. It adds `config.dtype` everywhere.",
