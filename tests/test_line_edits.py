@@ -148,6 +148,33 @@ def test_a_block_rewritten_is_no_edit_and_the_same_edit_in_several_places_is_one
     ]
 
 
+def test_lines_paired_across_a_rewrite_or_into_another_function_are_not_edits():
+    # vLLM #34140: one tuple became a list over all audios; pairing its line alone would say
+    # `tokenized.audios[0]` became `audio` and hide the loop.
+    rewritten = changed("vllm/model_executor/models/voxtral.py", (
+        "@@ -300,4 +300,5 @@ class VoxtralMultiModalProcessor:\n"
+        "     def _get_audios(self, tokenized):\n"
+        "-        audios = [(tokenized.audios[0].audio_array, tokenized.audios[0].rate)]\n"
+        "+        audios = [(audio.audio_array, audio.rate)\n"
+        "+                  for audio in tokenized.audios]\n"
+        "         return audios\n"
+    ))  # fmt: skip
+    # vLLM #34188: the lines left `append_output` for a new `output_messages` property.
+    moved_out = changed("vllm/entrypoints/context.py", (
+        "@@ -40,6 +40,8 @@ class SimpleContext:\n"
+        "     def append_output(self, delta_output):\n"
+        "         self._accumulated_text += delta_output.text\n"
+        "+\n"
+        "+    def output_messages(self):\n"
+        "+        return [\n"
+        "             ResponseRawMessageAndToken(\n"
+        "-                message=delta_output.text,\n"
+        "+                message=self._accumulated_text,\n"
+        "             )\n"
+    ))  # fmt: skip
+    assert edits_of(rewritten, moved_out) == []
+
+
 def test_stored_facts_keep_their_edits_and_older_facts_load_without_them():
     facts = extract_facts(pr_of(DETOKENIZER))
     assert facts_from_json(json.loads(json.dumps(facts_to_json(facts)))) == facts
