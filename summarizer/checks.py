@@ -193,8 +193,11 @@ def _named_changes(sentence: str) -> list[tuple[str, str]]:
         elif word in _NOUNS and previous in _DETERMINERS:
             verb, mode = "", _NONE  # "the change to `x`" is a change of `x`, not into it
         elif word in _VERB_MODE:
+            # "no longer adds `x`" keeps `x` on the old side; "removes `a` and adds `b`" not.
+            after_no_longer = mode == _OLD and verb in ("", "previously")
             verb = _VERB_MODE[word]
-            mode = _verb_start(verb, mode, negated, adjective=previous in _DETERMINERS)
+            mode = _verb_start(verb, mode if after_no_longer else _NONE, negated,
+                               adjective=previous in _DETERMINERS)  # fmt: skip
             negated = False
         elif word in ("now", "insteadof", "nolonger", "previously"):
             verb = "previously" if word == "previously" else ""

@@ -127,6 +127,17 @@ def test_the_same_change_told_the_right_way_round_passes():
     assert check_answer(DTYPE_PR, answer(what=said), ChangeType.SUBSTANTIAL) == []
 
 
+def test_removing_one_name_and_adding_another_in_one_sentence_is_told_the_right_way_round():
+    # vLLM #34108's "removes `_get_gcn_arch_via_amdsmi` and adds a new function `_get_gcn_arch`"
+    # was once read as "no longer adds": a false INVERTED and a wasted regeneration.
+    said = "The PR removes the `_image` method and adds a new method `build`."
+    assert check_answer(DUMMY_PR, answer(what=said), ChangeType.SUBSTANTIAL) == []
+    told_backwards = "It no longer adds `build`."
+    assert kinds(check_answer(DUMMY_PR, answer(what=told_backwards), ChangeType.SUBSTANTIAL)) == [
+        FindingKind.INVERTED
+    ]
+
+
 def test_a_name_said_to_be_removed_that_the_diff_only_adds_is_inverted():
     said = "The PR drops the `build` helper."
     found = check_answer(DUMMY_PR, answer(what=said), ChangeType.SUBSTANTIAL)
