@@ -91,16 +91,27 @@ def _pair(line: str, candidate: str) -> tuple[str, str] | None:
     """The parts of `line` and `candidate` that differ, when one is an edit of the other."""
     if not all(_is_code(x) and not _DEFINES.match(x) for x in (line, candidate)):
         return None
-    old, new = list(_TOKEN.finditer(line.strip())), list(_TOKEN.finditer(candidate.strip()))
+    old, new, ops, similar = _compared(line.strip(), candidate.strip())
+    if not ops:
+        return _SAME
+    if similar < _SIMILAR:
+        return None
+    return _parts(line.strip(), candidate.strip(), old, new, ops)
+
+
+_Opcode = tuple[str, int, int, int, int]
+
+
+def _compared(
+    a: str, b: str
+) -> tuple[list[re.Match[str]], list[re.Match[str]], list[_Opcode], float]:
+    """The two lines' tokens, the opcodes where they differ, and the share they have in common."""
+    old, new = list(_TOKEN.finditer(a)), list(_TOKEN.finditer(b))
     matcher = difflib.SequenceMatcher(
         None, [t.group() for t in old], [t.group() for t in new], autojunk=False
     )
     ops = [op for op in matcher.get_opcodes() if op[0] != "equal"]
-    if not ops:
-        return _SAME
-    if matcher.ratio() < _SIMILAR:
-        return None
-    return _parts(line.strip(), candidate.strip(), old, new, ops)
+    return old, new, ops, matcher.ratio()
 
 
 _COMMENT = re.compile(r"\s*(#|//|/\*|\*|--\s)")
@@ -118,7 +129,7 @@ def _parts(
     new_line: str,
     old: list[re.Match[str]],
     new: list[re.Match[str]],
-    ops: list[tuple[str, int, int, int, int]],
+    ops: list[_Opcode],
 ) -> tuple[str, str] | None:
     if len(old_line) <= _WHOLE_LINE and len(new_line) <= _WHOLE_LINE:
         return old_line, new_line
@@ -171,11 +182,7 @@ def core(edit: LineEdit) -> tuple[str, str]:
     """The smallest parts of the edit that read on their own: the tokens that differ, widened
     until their brackets close (`len(self.output_token_ids)` -> `self.num_output_tokens()`,
     not `len(self.output_token_ids` -> `self.num_output_tokens(`)."""
-    old, new = list(_TOKEN.finditer(edit.old)), list(_TOKEN.finditer(edit.new))
-    matcher = difflib.SequenceMatcher(
-        None, [t.group() for t in old], [t.group() for t in new], autojunk=False
-    )
-    ops = [op for op in matcher.get_opcodes() if op[0] != "equal"]
+    old, new, ops, _ = _compared(edit.old, edit.new)
     if not ops:
         return edit.old, edit.new
     (_, i1, _, j1, _), (_, _, i2, _, j2) = ops[0], ops[-1]
