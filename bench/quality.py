@@ -54,10 +54,10 @@ from bot.core.models import (  # noqa: E402
 )
 from bot.core.settings import Settings  # noqa: E402
 from bot.store.store import Store  # noqa: E402
-from summarizer.checks import decide_type  # noqa: E402
+from summarizer.checks import check_answer, decide_type, remove_sentences  # noqa: E402
 from summarizer.claims import backticked_names, check_names  # noqa: E402
 from summarizer.facts import extract_facts  # noqa: E402
-from summarizer.finishing import finish  # noqa: E402
+from summarizer.finishing import fillable, finish  # noqa: E402
 from summarizer.repetition import find_repetition  # noqa: E402
 from tests.fakes.github import FakeFile, FakeGitHub, FakePR  # noqa: E402
 
@@ -380,6 +380,8 @@ def stored_totals(store: Store, rows: list[dict], code_steps: bool = False) -> T
             # Today's facts and type rule over the model's own type, as its answer gave it.
             facts = extract_facts(pr)
             kind = decide_type(pr, _model_type(calls) or kind, sections.what_changed, facts)
+            findings = check_answer(pr, sections, kind, facts)
+            sections = remove_sentences(sections, findings, fillable(facts, pr))
             sections = finish(sections, pr, facts, kind)
         scores.append(score(pr, sections, kind, reference, took))
     return totals_of(len(rows), scores, seconds)

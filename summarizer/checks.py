@@ -10,7 +10,10 @@ A summary can pass the claim check (every name it uses is in the PR) and still b
 - its risk section is boilerplate ("no known risk", "should be tested thoroughly") and names
   nothing of this PR (EMPTY_RISK);
 - it says the change leaves behaviour alone when the change facts show a setting removed or
-  moved, a definition removed, a parameter gone or code reordered (NO_EFFECT_CLAIMED).
+  moved, a definition removed, a parameter gone or code reordered (NO_EFFECT_CLAIMED);
+- it calls new what existed before, added or removed what moved, a keyword passed at a call a
+  new parameter, or changed what the diff shows only on unchanged lines (CONTRADICTS_FACTS,
+  see summarizer/fact_claims.py).
 
 Each finding names its section and sentence, so the caller can regenerate once with
 `findings_hint` or drop the sentences with `remove_sentences`. `decide_type` keeps a tiny or
@@ -41,6 +44,15 @@ from summarizer.claims import (
     normalize_code,
     pr_corpus,
 )
+from summarizer.fact_claims import (
+    DiffSides,
+    called_changed,
+    called_moved,
+    called_new,
+    called_new_parameter,
+    called_new_signature,
+    spans,
+)
 from summarizer.facts import ChangeFacts
 from summarizer.prose import only_prose
 from summarizer.repetition import sentences
@@ -53,6 +65,7 @@ class FindingKind(StrEnum):
     UNSUPPORTED_PERFORMANCE = "unsupported_performance"  # a gain nothing in the PR shows
     EMPTY_RISK = "empty_risk"  # risk boilerplate naming nothing of this PR
     NO_EFFECT_CLAIMED = "no_effect_claimed"  # "no behaviour change" where the facts show one
+    CONTRADICTS_FACTS = "contradicts_facts"  # new, added, removed or changed: the facts differ
 
 
 @dataclass(frozen=True)
@@ -63,6 +76,8 @@ class Finding:
     section: str  # a SummarySections field: "what_changed", ..., or "headline"
     sentence: str
     explanation: str  # one line the model can act on: `says `x` is added, but ...`
+    # The sentence without its wrong clause, when the rest stands on its own; "" to drop it.
+    trimmed: str = ""
 
 
 FIELDS = ("headline", "what_changed", "technical_impact", "potential_risks", "key_insights")
@@ -81,7 +96,7 @@ class _Evidence:
     terms: frozenset[str]  # the words of the title, file names and changed lines
 
 
-def _sentences(text: str) -> list[str]:
+def split_sentences(text: str) -> list[str]:
     """The sentences of a section, with a `?` or `!` inside code (`a ? b : c`) kept in its
     sentence as a `.` is."""
     masked = BACKTICKED.sub(lambda m: m.group(0).replace("?", "\x01").replace("!", "\x02"), text)
@@ -120,11 +135,13 @@ def check_answer(
     effect = behaviour_change(facts) if facts is not None else ""
     findings: list[Finding] = []
     for field in FIELDS:
-        for sentence in _sentences(getattr(sections, field)):
+        for sentence in split_sentences(getattr(sections, field)):
             findings += _inverted(field, sentence, evidence)
             findings += _ungrounded(field, sentence, evidence)
             findings += _performance(field, sentence, evidence)
             findings += _no_effect(field, sentence, effect)
+            if facts is not None and field != "headline":  # a headline echoes the title
+                findings += _contradicted(field, sentence, evidence, facts)
     findings += _empty_risk(sections.potential_risks, evidence, change_type)
     return findings
 
@@ -362,7 +379,8 @@ def _unmatched(quote: list[str], line: list[str]) -> list[str]:
 _GAIN = re.compile(
     r"\b(?:faster|quicker|speed(?:s|ing)?[ -]?ups?|speedups?|more efficient(?:ly)?"
     r"|optimi[sz](?:es|ing)\b"
-    r"|(?:improv|boost|enhanc)\w*(?: \w+){0,3} (?:performance|speed|latency|throughput|efficiency)"
+    r"|(?:improv|boost|enhanc)\w*(?: [\w']+){0,3} (?:performance|speed|latency|throughput|"
+    r"efficiency)"
     r"|(?:increas|rais|higher)\w*(?: \w+){0,2} (?:throughput|speed|efficiency)"
     r"|(?:reduc|lower|cut|sav|minimi[sz]|decreas)\w*(?: \w+){0,3} (?<!maintenance )"
     r"(?<!cognitive )(?<!code )(?<!review )(?:overhead|latency|"
@@ -386,7 +404,24 @@ def _performance(field: str, sentence: str, evidence: _Evidence) -> list[Finding
     if not claim or _perf_supported(evidence):
         return []
     why = f'claims a performance gain ("{claim.group(0)}") that nothing in the PR shows'
-    return [Finding(FindingKind.UNSUPPORTED_PERFORMANCE, field, sentence, why)]
+    return [Finding(FindingKind.UNSUPPORTED_PERFORMANCE, field, sentence, why, _without_claim(
+        sentence, claim.group(0)))]  # fmt: skip
+
+
+# ", potentially improving performance", ", which makes it faster", " and improves throughput":
+# a gain tacked on to a true sentence, which can go without it.
+
+
+def _without_claim(sentence: str, claim: str) -> str:
+    """The sentence up to the trailing clause that holds `claim`, when enough is left to say
+    something (six words); "" when the claim is the sentence's own point."""
+    at = sentence.find(claim)
+    if at < 0:
+        return ""
+    cuts = [m.start() for m in re.finditer(r",\s|\s(?:and|thus|thereby)\s", sentence[:at])]
+    if not cuts or len(sentence[: cuts[-1]].split()) < 6:
+        return ""
+    return sentence[: cuts[-1]].rstrip(" ,") + "."
 
 
 # A module or folder of benchmark tools (`vllm/benchmarks/serve.py`, `vllm.benchmarks.datasets`)
@@ -397,10 +432,13 @@ _BENCH_PLACE = re.compile(r"[\w./-]*\bbench(?:mark)?s?[./][\w./-]*", re.IGNORECA
 def _perf_supported(evidence: _Evidence) -> bool:
     """The title, description or changed lines speak of speed or memory. Unchanged context
     lines do not count: they are not what the PR is about; nor do file names (a PR to the
-    benchmark tools' CLI is not about speed)."""
+    benchmark tools' CLI is not about speed), nor, in the changed lines, a word inside an
+    identifier: in vLLM `kv_cache` and `gpu_memory_utilization` are on every other line."""
     pr = evidence.pr
-    texts = [pr.title, pr.body, *evidence.added, *evidence.removed]
-    return any(_PERF_WORDS.search(_BENCH_PLACE.sub(" ", t).replace("_", " ")) for t in texts)
+    said = [pr.title, pr.body]
+    if any(_PERF_WORDS.search(_BENCH_PLACE.sub(" ", t).replace("_", " ")) for t in said):
+        return True
+    return any(_PERF_WORDS.search(t) for t in (*evidence.added, *evidence.removed))
 
 
 # --- 4. NO_EFFECT_CLAIMED: "no behaviour change" where the facts show one ---------------------
@@ -447,7 +485,32 @@ def _no_effect(field: str, sentence: str, effect: str) -> list[Finding]:
     return [Finding(FindingKind.NO_EFFECT_CLAIMED, field, sentence, why)]
 
 
-# --- 5. EMPTY_RISK: boilerplate that names nothing of this PR --------------------------------
+# --- 5. CONTRADICTS_FACTS: new, added, removed or changed where the facts say otherwise ------
+
+
+def _contradicted(
+    field: str, sentence: str, evidence: _Evidence, facts: ChangeFacts
+) -> list[Finding]:
+    sides = DiffSides(evidence.added, evidence.removed, evidence.context)
+    claimed = dict(_named_changes(sentence))
+    found: list[str] = []
+    for span in spans(sentence):
+        side = claimed.get(span.code, "")
+        found.append(
+            called_new(span, facts, sides)
+            or (side and called_moved(span.code, side, sentence, facts))
+            or called_new_parameter(span, side, facts, sides)
+            or called_new_signature(span, facts)
+            or called_changed(span, evidence.pr, facts, sides)
+        )
+    return [
+        Finding(FindingKind.CONTRADICTS_FACTS, field, sentence, why)
+        for why in dict.fromkeys(found)
+        if why
+    ]
+
+
+# --- 6. EMPTY_RISK: boilerplate that names nothing of this PR --------------------------------
 
 _BOILERPLATE = re.compile(
     r"\bno (?:\w+ ){0,2}risks?\b(?! (?:that|of|if|when))"
@@ -492,7 +555,7 @@ def _empty_risk(text: str, evidence: _Evidence, change_type: ChangeType) -> list
     reason, and nothing else in the section names an identifier, a file or a term of the PR.
     A TRIVIAL change may call its risk low for any stated reason; a SUBSTANTIAL one not "as
     with any change"."""
-    said = _sentences(text)
+    said = split_sentences(text)
     boiler = boilerplate_sentences(text, change_type)
     if not boiler or names_pr_code(text, evidence.pr, evidence.corpus):
         return []
@@ -504,7 +567,9 @@ def _empty_risk(text: str, evidence: _Evidence, change_type: ChangeType) -> list
 
 def boilerplate_sentences(text: str, change_type: ChangeType) -> list[str]:
     """The risk text's boilerplate sentences that give no reason ("test thoroughly")."""
-    return [s for s in _sentences(text) if _BOILERPLATE.search(s) and not _reasoned(s, change_type)]
+    return [
+        s for s in split_sentences(text) if _BOILERPLATE.search(s) and not _reasoned(s, change_type)
+    ]
 
 
 def _reasoned(sentence: str, change_type: ChangeType) -> bool:
@@ -553,21 +618,30 @@ def shaped_like_code(word: str) -> bool:
 # --- Acting on findings ----------------------------------------------------------------------
 
 
-def remove_sentences(sections: SummarySections, findings: list[Finding]) -> SummarySections:
-    """The sections without the sentences found wrong; a section that would be left empty is
-    kept whole (the caller regenerates instead: never an empty section)."""
+def remove_sentences(
+    sections: SummarySections, findings: list[Finding], may_empty: frozenset[str] = frozenset()
+) -> SummarySections:
+    """The sections without the sentences found wrong. A section that would be left empty is
+    kept whole (never an empty section), unless it is one of `may_empty`: those the caller
+    fills from the change facts (finishing.fillable)."""
     changes = {}
     for field in FIELDS:
-        wrong = {f.sentence for f in findings if f.section == field}
+        wrong = {f.sentence: f.trimmed for f in findings if f.section == field}
+        for f in findings:  # a sentence wrong twice over is dropped, not trimmed
+            if f.section == field and wrong[f.sentence] != f.trimmed:
+                wrong[f.sentence] = ""
         if not wrong:
             continue
         text = getattr(sections, field)
         kept = text
-        for sentence in wrong:
-            kept = kept.replace(sentence, "", 1)
+        for sentence, trimmed in wrong.items():
+            kept = kept.replace(sentence, trimmed, 1)
         kept = tidy(kept)
-        if re.search(r"\w", kept):
-            changes[field] = kept
+        emptied = field in may_empty and all(
+            f.kind != FindingKind.UNGROUNDED_CODE for f in findings if f.section == field
+        )  # an unknown name is shown with its "Unverified" note, in the model's own words
+        if re.search(r"\w", kept) or emptied:
+            changes[field] = kept if re.search(r"\w", kept) else ""
     return replace(sections, **changes) if changes else sections
 
 
@@ -595,6 +669,7 @@ _FIXES = {
     FindingKind.UNGROUNDED_CODE: "quote code only as the diff writes it",
     FindingKind.UNSUPPORTED_PERFORMANCE: "say nothing about performance unless the PR shows it",
     FindingKind.NO_EFFECT_CLAIMED: "say what the change does to behaviour",
+    FindingKind.CONTRADICTS_FACTS: "follow the change facts",
 }
 
 
@@ -638,6 +713,10 @@ _PASSIVE = re.compile(
     r"|[\"'][\w.-]+[\"']\s*:\s*(?:[\"'][^\"']*[\"']|[\d.]+|True|False|None)\s*,?\s*$"
     r"|[\w.\-\[\]]+\s*(?:==|>=|<=|~=|@)\s*\S+\s*$)"
 )
+
+
+def is_test_file(filename: str) -> bool:
+    return bool(_TEST.search(filename))
 
 
 def is_support_file(filename: str) -> bool:

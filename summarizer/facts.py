@@ -1280,6 +1280,8 @@ _EDITS_SHOWN = 4  # more lines edited in place are a rewrite the diff itself sho
 def _edit_line(e: LineEdit) -> _Line:
     where = f"{_code(e.enclosing)} ({e.file})" if e.enclosing else e.file
     places = f" in {e.places} places" if e.places > 1 else ""
+    if not e.old:  # a statement added on its own
+        return _Line(f"Added in {where}{places}: {_quoted(e.new)}", e.places)
     return _Line(f"Edited in {where}{places}: {_quoted(e.old)} -> {_quoted(e.new)}", e.places)
 
 
@@ -1313,7 +1315,12 @@ def _lines(facts: ChangeFacts) -> Iterator[_Line]:
     yield from (_setting_line(s) for s in facts.settings)
     yield from _file_lines(facts.files)
     yield from _deletion_lines(facts.deletions)
-    yield from (_edit_line(e) for e in facts.edits[:_EDITS_SHOWN])
+    # Lines edited in place first: they are the mechanism a small model most often inverts.
+    # A statement added on its own is the mechanism only of a small change; in a larger one
+    # it is a detail the definitions say better.
+    small = len(facts.edits) <= _EDITS_SHOWN
+    edits = sorted((e for e in facts.edits if e.old or small), key=lambda e: not e.old)
+    yield from (_edit_line(e) for e in edits[:_EDITS_SHOWN])
 
 
 def render_facts(facts: ChangeFacts, max_chars: int = 1500) -> str:

@@ -19,8 +19,10 @@ from bot.core.models import ChangeType, PullRequest, SummarySections
 from summarizer.checks import (
     boilerplate_sentences,
     is_support_file,
+    is_test_file,
     names_pr_code,
     shaped_like_code,
+    split_sentences,
     tidy,
 )
 from summarizer.claims import CODE_SPAN, grounded_names, pr_corpus
@@ -46,7 +48,8 @@ def finish(
     sections = mark_code(sections, code_names(facts, pr) + diff_names(sections, pr))
     what = sections.what_changed
     edits = edits_to_say(facts, pr, what)
-    sentence = change_sentence(facts, told={e.enclosing for e in edits})
+    # A definition whose edits are said (now, or already in the text) is not "changed" again.
+    sentence = change_sentence(facts, told={e.enclosing for e in _small_edits(facts, pr)})
     named = grounded_names(pr, SummarySections(what, "", "", ""), corpus)
     if edits:
         # The line a fix turns on, quoted: what a small model most often tells backwards.
@@ -56,14 +59,21 @@ def finish(
     elif (moves := move_sentence(facts)) and not _MOVE_WORD.search(what):
         # A move read as an addition (or a removal) is the mechanism told wrong.
         what = f"{moves} {what}"
-    risks = sections.potential_risks
-    risk = fact_risk(facts, pr)
-    if risk is not None and _needs_fact_risk(risks, risk, pr, corpus):
-        risks = f"{risk.sentence} {_without_boilerplate(risks, change_type)}".strip()
-    elif re.search(r"\w", rest := _without_boilerplate(risks, change_type, pr, corpus)):
-        # "It does not introduce any new bugs" beside a real risk is still a false promise.
-        risks = rest
-    return replace(sections, what_changed=what, potential_risks=risks)
+    risks = risk_text(sections.potential_risks, facts, pr, change_type, corpus)
+    return replace(sections, what_changed=what.strip(), potential_risks=risks)
+
+
+def fillable(facts: ChangeFacts | None, pr: PullRequest) -> frozenset[str]:
+    """The sections `finish` writes a sentence for from the facts when the model's own
+    sentences are all found wrong: these may be emptied, never left blank."""
+    if facts is None:
+        return frozenset()
+    fields = set()
+    if change_sentence(facts) or move_sentence(facts) or edits_to_say(facts, pr, ""):
+        fields.add("what_changed")
+    if fact_risk(facts, pr) is not None:
+        fields.add("potential_risks")
+    return frozenset(fields)
 
 
 # -- names marked as code --------------------------------------------------------------------
@@ -180,10 +190,8 @@ def edits_to_say(facts: ChangeFacts, pr: PullRequest, what: str) -> list[LineEdi
     """The edits worth a sentence: those of the code that runs (of the tests, docs or tools
     when the PR touches nothing else), when there are few, and the model quoted none of
     them already."""
-    runs = [e for e in facts.edits if not is_support_file(e.file)]
-    only_support = pr.files and all(is_support_file(f.filename) for f in pr.files)
-    edits = runs or (list(facts.edits) if only_support else [])
-    if not edits or len(edits) > _EDITS_AT_MOST or any(_quotes(what, e) for e in edits):
+    edits = _small_edits(facts, pr)
+    if not edits or any(_quotes(what, e) for e in edits):
         return []
     # The same replacement twice in one definition is said once, with its count.
     cores: dict[tuple[str | None, str, str], LineEdit] = {}
@@ -199,6 +207,15 @@ def edits_to_say(facts: ChangeFacts, pr: PullRequest, what: str) -> list[LineEdi
             break
         said.append(e)
     return said
+
+
+def _small_edits(facts: ChangeFacts, pr: PullRequest) -> list[LineEdit]:
+    """The edits of the code that runs (of the tests, docs or tools when the PR touches
+    nothing else), when there are few enough to be the change's mechanism."""
+    runs = [e for e in facts.edits if not is_support_file(e.file)]
+    only_support = pr.files and all(is_support_file(f.filename) for f in pr.files)
+    edits = runs or (list(facts.edits) if only_support else [])
+    return edits if len(edits) <= _EDITS_AT_MOST else []
 
 
 def _quotes(text: str, e: LineEdit) -> bool:
@@ -335,6 +352,41 @@ def _without_boilerplate(
     return tidy(kept)
 
 
+# "may break the model if `X` is not implemented correctly", "could potentially affect existing
+# code", "safe as long as …": on the dev days, the built-in model's risk was this in most PRs.
+# Beside a risk written from the facts it only dilutes a true sentence with an empty one.
+_HEDGE = re.compile(
+    r"\b(?:may|might|could|can|would|will)\s+(?:\w+\s+){0,2}(?:break|affect|impact|cause|"
+    r"lead to|result in|introduce|change)\b"
+    r"|\bas long as\b|\b(?:does|do|will) not introduce\b|\bensure that\b"
+    r"|\bnot (?:be )?(?:used|implemented|handled|configured|tested) (?:correctly|properly)\b"
+    r"|\bin (?:all|some|certain) (?:cases|scenarios)\b"
+    r"|\bunexpected (?:behaviou?r|results|issues|errors)\b",
+    re.IGNORECASE,
+)
+
+
+def risk_text(
+    risks: str, facts: ChangeFacts, pr: PullRequest, change_type: ChangeType, corpus: str
+) -> str:
+    """The risk section: the facts' risk first where the model's names none of its code;
+    beside it, only the model's sentences that name this PR's code and hedge nothing."""
+    risk = fact_risk(facts, pr)
+    if risk is None:
+        rest = _without_boilerplate(risks, change_type, pr, corpus)
+        # "It does not introduce any new bugs" beside a real risk is still a false promise.
+        return rest if re.search(r"\w", rest) else risks
+    # The facts' risk already there (a summary finished before) stays as it was written.
+    said, rest = risk.sentence in risks, risks.replace(risk.sentence, "", 1)
+    kept = " ".join(
+        s for s in split_sentences(_without_boilerplate(rest, change_type))
+        if names_pr_code(s, pr, corpus) and not _HEDGE.search(s)
+    )  # fmt: skip
+    if said or _needs_fact_risk(kept, risk, pr, corpus):
+        return f"{risk.sentence} {kept}".strip()
+    return kept
+
+
 def _needs_fact_risk(risks: str, risk: FactRisk, pr: PullRequest, corpus: str) -> bool:
     if not names_pr_code(risks, pr, corpus):
         return True
@@ -419,18 +471,15 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
             f"Every caller of `{s.name}` must match its new signature `{s.new}`.",
             (s.name,), exact=True,
         )  # fmt: skip
-    if edits := [e for e in facts.edits if not is_support_file(e.file)][:1]:
-        return _edit_risk(edits[0])
+    if edits := [e for e in facts.edits if e.old and not is_support_file(e.file)][:1]:
+        return _edit_risk(edits[0], pr)
     changed = [
         d for d in facts.definitions
         if d.change in ("changed", "added") and not is_support_file(d.file)
     ]  # fmt: skip
     if changed:
         d = changed[0]
-        return FactRisk(
-            f"This PR changes `{d.name}` (`{d.file}`): a regression would show in its callers.",
-            (d.name,),
-        )
+        return FactRisk(f"`{d.name}` (`{d.file}`) changes. {_tests_said(pr)}", (d.name,))
     if pr.files and all(is_support_file(f.filename) for f in pr.files):
         named = _list([_code(f.filename) for f in pr.files])
         verb = "changes" if len(pr.files) == 1 else "change"
@@ -444,7 +493,17 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
 _ASSIGNED = re.compile(r"([\w.]+)\s*[=:]\s*(.+)")
 
 
-def _edit_risk(edit: LineEdit) -> FactRisk:
+def _tests_said(pr: PullRequest) -> str:
+    """Which tests of this PR check its change, or that none does: what a reviewer asks of a
+    change to the code that runs, and the diff answers exactly."""
+    tests = [f.filename for f in pr.files if is_test_file(f.filename)]
+    if not tests:
+        return "No test changes with it in this PR."
+    return f"The PR's only test changes are in {_list([_code(t) for t in tests])}."
+
+
+
+def _edit_risk(edit: LineEdit, pr: PullRequest) -> FactRisk:
     old, new = core(edit)
     a, b = _ASSIGNED.fullmatch(old), _ASSIGNED.fullmatch(new)
     if a and b and a.group(1) == b.group(1):  # a value given a new value
@@ -456,7 +515,7 @@ def _edit_risk(edit: LineEdit) -> FactRisk:
     where = f"`{edit.enclosing}`" if edit.enclosing else f"`{edit.file}`"
     return FactRisk(
         f"{where} now uses `{new}` where it used `{old}`: whatever depended on the value "
-        f"of `{old}` there now gets the value of `{new}`.",
+        f"of `{old}` there now gets the value of `{new}`. {_tests_said(pr)}",
         (new,), exact=True,
     )  # fmt: skip
 

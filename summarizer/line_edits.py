@@ -61,9 +61,12 @@ def change_blocks(side: Side) -> dict[int, int]:
 def hunk_edits(old: Side, new: Side) -> Iterator[tuple[int, int, str, str]]:
     """(old row, new row, old part, new part) for each line of the hunk changed in place: a
     change block whose removed lines each pair, in order, with a similar line added in their
-    place. A block with lines only added or only removed around the pairs is a rewrite: its
+    place; and (-1, new row, "", line) for a single statement added with nothing removed. A block with lines only added or only removed around the pairs is a rewrite: its
     pairs would hide what was added (a tuple that became a list comprehension)."""
     removed, added = _by_block(old), _by_block(new)
+    for block, news in added.items():
+        if block not in removed and len(news) == 1 and (line := _statement(new.lines[news[0]])):
+            yield -1, news[0], "", line  # one statement added on its own: `x = F()` is added
     for block, olds in removed.items():
         news = added.get(block, [])
         if len(olds) != len(news) or len(olds) > _BLOCK_LINES:
@@ -82,6 +85,17 @@ def _by_block(side: Side) -> dict[int, list[int]]:
         if side.lines[row].strip():
             rows.setdefault(block, []).append(row)
     return rows
+
+
+def _statement(line: str) -> str:
+    """A line added on its own that says what it does: code, not a definition, decorator,
+    import or a bracket closing, and short enough to quote whole."""
+    text = line.strip()
+    if not _is_code(text) or _DEFINES.match(text) or len(text) > _PART_CHARS:
+        return ""
+    if re.match(r"[@)\]}]|(?:from|import)\s", text):
+        return ""
+    return text
 
 
 _SAME = ("", "")  # a line paired with itself, re-indented or re-wrapped: no edit, no rewrite
@@ -174,7 +188,7 @@ def file_edits(
     for index, (old, new) in enumerate(hunks):
         for old_row, new_row, old_part, new_part in hunk_edits(old, new):
             enclosing = where(index, new_row, True)
-            if where(index, old_row, False) == enclosing:
+            if old_row < 0 or where(index, old_row, False) == enclosing:
                 yield LineEdit(path, old_part, new_part, enclosing)
 
 

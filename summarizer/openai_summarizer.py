@@ -47,7 +47,7 @@ from summarizer.checks import (
 )
 from summarizer.claims import ClaimCheck, check_claims
 from summarizer.facts import facts_to_json
-from summarizer.finishing import finish
+from summarizer.finishing import fillable, finish
 from summarizer.highlights import (
     HIGHLIGHTS_PROMPT_VERSION,
     OVERVIEW_PURPOSE,
@@ -129,9 +129,7 @@ class _Attempt:
 
 # What only a regeneration can mend: the answer says the reverse of the diff, calls unchanged
 # lines the change, or misquotes it.
-_REWRITE_FOR = frozenset(
-    {FindingKind.INVERTED, FindingKind.UNCHANGED, FindingKind.UNGROUNDED_CODE}
-)
+_REWRITE_FOR = frozenset({FindingKind.INVERTED, FindingKind.UNCHANGED, FindingKind.UNGROUNDED_CODE})
 
 
 class OpenAISummarizer:
@@ -165,16 +163,29 @@ class OpenAISummarizer:
         prompt = await asyncio.to_thread(build_prompt, pr, self.budget)
         answer, usage = await self._valid_answer(work, prompt.messages, "summary")
         answer, check, findings, more = await self._checked(pr, work, prompt, answer)
-        # What a regeneration could not fix goes sentence by sentence, never a whole section.
-        sections = remove_sentences(answer.sections, findings)
-        change_type = decide_type(
-            pr, answer.change_type, answer.sections.what_changed, prompt.facts
-        )
-        # Names marked as code, and a sentence from the facts where the model named nothing.
-        sections = finish(sections, pr, prompt.facts, change_type)
+        change_type, sections = self._finished(pr, prompt, answer, findings)
         if sections != answer.sections:
             check = check_claims(sections, pr)
         return _result(prompt, change_type, sections, usage + more, check, work)
+
+    @staticmethod
+    def _finished(
+        pr: PullRequest,
+        prompt: BuiltPrompt,
+        answer: _Attempt,
+        findings: list[Finding] | None = None,
+    ) -> tuple[ChangeType, SummarySections]:
+        """The type code decides, and the sections as readers see them: what a regeneration
+        could not fix taken out sentence by sentence (never a whole section that the facts
+        cannot fill), names marked as code, and the facts' sentences where the model's fall
+        short."""
+        if findings is None:
+            findings = check_answer(pr, answer.sections, answer.change_type, prompt.facts)
+        sections = remove_sentences(answer.sections, findings, fillable(prompt.facts, pr))
+        change_type = decide_type(
+            pr, answer.change_type, answer.sections.what_changed, prompt.facts
+        )
+        return change_type, finish(sections, pr, prompt.facts, change_type)
 
     async def _checked(
         self, pr: PullRequest, work: _Work, prompt: BuiltPrompt, answer: _Attempt
@@ -356,7 +367,9 @@ class OpenAISummarizer:
         ]
         answer, usage = await self._valid_answer(work, messages, "revision", revision=True)
         changed, note = revision_fields(answer.answer.data)
-        change_type, sections = answer.change_type, answer.sections
+        # The same code steps as a first summary: compared with what readers were shown, an
+        # unfinished answer would differ only by what code adds, and read as a correction.
+        change_type, sections = self._finished(pr, prompt, answer)
         check = check_claims(sections, pr)
         result = _result(prompt, change_type, sections, usage, check, work)
         same = sections == current.sections and change_type == current.change_type

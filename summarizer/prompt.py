@@ -26,9 +26,10 @@ from summarizer.diff_budget import (
 from summarizer.facts import ChangeFacts, extract_facts, render_facts
 from summarizer.tokens import count_tokens
 
-PROMPT_VERSION = "4"  # 3: change facts first, the ranked diff, what was broken, concrete risks
-# 4c, 5c: the same, for small local models (5c: risks); 4, 6c: lines edited in place
-COMPACT_PROMPT_VERSION = "6c"
+PROMPT_VERSION = "5"  # 3: change facts first, the ranked diff, what was broken, concrete risks
+# 4c, 5c: the same, for small local models (5c: risks); 4, 6c: lines edited in place;
+# 5, 7c: a statement added on its own
+COMPACT_PROMPT_VERSION = "7c"
 
 SYSTEM_PROMPT = """\
 You summarize one merged GitHub pull request for the developers of the project, as one entry \
@@ -37,7 +38,7 @@ of a daily "Merged PR Report". A maintainer must be able to act on it without op
 The PR data starts with "Change facts": definitions, signatures, settings, files and lines \
 edited in place that code read from the diff. They are exact: never contradict them (what \
 they list as removed was removed, not added; "Edited: `a` -> `b`" means the diff replaced `a` \
-with `b`). Then come the title, the description, the files and the diff. Lines in \
+with `b`; "Added: `c`" means the diff added the line `c`, nothing else). Then come the title, the description, the files and the diff. Lines in \
 square brackets such as [... 3 more hunks not shown ...] are notes of this tool, not part of \
 the change: never describe them.
 
@@ -78,7 +79,8 @@ potential_risks, key_insights and type."""
 COMPACT_SYSTEM_PROMPT = """\
 Summarize one merged GitHub pull request for its project's developers. The PR data starts \
 with "Change facts" read from the diff by code: they are exact, never contradict them \
-("Edited: `a` -> `b`" means the diff replaced `a` with `b`). Lines \
+("Edited: `a` -> `b`" means the diff replaced `a` with `b`; "Added: `c`" means it added \
+the line `c`). Lines \
 in [brackets] are notes of this tool, not changes. Answer with a JSON object: "type" is \
 TRIVIAL if the PR changes no behaviour (typos, comments, docs, renames, CI or build config, \
 tests only), else SUBSTANTIAL (a revert undoes a change: SUBSTANTIAL); then "headline": one \

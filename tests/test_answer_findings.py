@@ -220,6 +220,22 @@ def test_a_speed_up_nothing_in_the_pr_speaks_of_is_unsupported():
     assert '("faster")' in found[0].explanation
 
 
+def test_a_gain_tacked_on_to_a_true_sentence_goes_and_the_sentence_stays():
+    said = (
+        "The PR builds every dummy input with one helper, `build`, potentially improving "
+        "performance of the runner."
+    )
+    found = check_answer(DUMMY_PR, answer(impact=said), ChangeType.SUBSTANTIAL)
+    assert kinds(found) == [FindingKind.UNSUPPORTED_PERFORMANCE]
+    assert remove_sentences(answer(impact=said), found).technical_impact == (
+        "The PR builds every dummy input with one helper, `build`."
+    )
+    # A claim that is the sentence's point goes whole; one in a possessive is a claim too.
+    whole = "The change is part of an effort to improve the model's performance. It is a helper."
+    found = check_answer(DUMMY_PR, answer(impact=whole), ChangeType.SUBSTANTIAL)
+    assert remove_sentences(answer(impact=whole), found).technical_impact == "It is a helper."
+
+
 def test_a_performance_claim_passes_when_the_pr_is_about_performance():
     perf = PullRequest(
         repo="o/r", number=1, title="[Perf] Cache the dummy inputs", url="u", author="a",

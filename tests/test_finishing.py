@@ -147,7 +147,7 @@ def test_a_function_nested_in_a_function_has_no_outside_callers_to_warn_about():
     assert [d.name for d in facts.of("removed")] == ["table.sort_key"]
     # The risk names the code that runs, not the developers' tool.
     assert risk_sentence(facts, NESTED) == (
-        "This PR changes `run` (`vllm/x.py`): a regression would show in its callers."
+        "`run` (`vllm/x.py`) changes. No test changes with it in this PR."
     )
 
 
@@ -226,7 +226,7 @@ def test_a_check_moved_ahead_in_its_function_is_told_as_run_earlier():
 
 def test_a_moved_flag_is_the_risk_of_the_parser_it_left_even_beside_the_models_own():
     said = SummarySections(
-        "It moves the flag.", "", "A typo in `add_dataset_parser` would break datasets.", ""
+        "It moves the flag.", "", "`add_dataset_parser` now parses one more flag for every dataset.", ""
     )
     risks = finish(said, MOVED_FLAG, extract_facts(MOVED_FLAG)).potential_risks
     assert risks == (

@@ -123,8 +123,8 @@ def test_both_system_prompts_ask_for_a_plain_headline_of_at_most_20_words():
 
 def test_the_prompt_versions_are_bumped_so_cached_summaries_without_a_headline_are_redone():
     # 2 and 3c brought the headline; 3 and 4c the change facts (issue 22); 4 and 6c the lines
-    # edited in place: each redoes the cache.
-    assert (PROMPT_VERSION, COMPACT_PROMPT_VERSION) == ("4", "6c")
+    # edited in place; 5 and 7c a statement added on its own: each redoes the cache.
+    assert (PROMPT_VERSION, COMPACT_PROMPT_VERSION) == ("5", "7c")
 
 
 def test_the_local_output_cap_fits_four_bounded_sections_and_the_headline():

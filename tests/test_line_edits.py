@@ -213,6 +213,11 @@ def test_the_same_replacement_twice_is_said_once_with_its_count():
     )
 
 
+def test_a_small_change_finished_twice_is_led_by_its_edits_once():
+    once = finished(pr_of(DETOKENIZER))
+    assert finished(pr_of(DETOKENIZER), once) == once
+
+
 def test_an_edit_the_model_already_quotes_is_not_said_twice():
     quoted = SummarySections(
         "`update` now calls `self.num_output_tokens()` instead of taking a length.", "", "", ""
@@ -237,8 +242,49 @@ def test_a_value_edited_in_place_is_the_risk_named():
     assert risk_sentence(extract_facts(detok), detok) == (
         "`BaseIncrementalDetokenizer.update` now uses `self.num_output_tokens()` where it used "
         "`len(self.output_token_ids)`: whatever depended on the value of "
-        "`len(self.output_token_ids)` there now gets the value of `self.num_output_tokens()`."
+        "`len(self.output_token_ids)` there now gets the value of `self.num_output_tokens()`. "
+        "No test changes with it in this PR."
     )
+
+
+# vLLM #34198: a subclass gains the attribute its inherited forward reads.
+ADDED_ATTRIBUTE = changed("vllm/model_executor/models/qwen3_5.py", (
+    "@@ -268,6 +268,9 @@ class Qwen3_5GatedDeltaNet(Qwen3NextGatedDeltaNet):\n"
+    "     def __init__(self, config, prefix):\n"
+    "         super().__init__(config, prefix)\n"
+    "+        self.chunk_gated_delta_rule = ChunkGatedDeltaRule()\n+\n"
+    "         compilation_config = get_current_vllm_config().compilation_config\n"
+    "+    @property\n"
+    "+    )\n"
+))  # fmt: skip
+
+
+def test_a_statement_added_on_its_own_is_a_fact_and_leads_a_small_change():
+    # A decorator or a closing bracket added alone says nothing on its own.
+    assert edits_of(ADDED_ATTRIBUTE) == [
+        ("", "self.chunk_gated_delta_rule = ChunkGatedDeltaRule()",
+         "Qwen3_5GatedDeltaNet.__init__", 1),
+    ]  # fmt: skip
+    pr = pr_of(ADDED_ATTRIBUTE)
+    assert (
+        "Added in `Qwen3_5GatedDeltaNet.__init__` (vllm/model_executor/models/qwen3_5.py): "
+        "`self.chunk_gated_delta_rule = ChunkGatedDeltaRule()`"
+    ) in render_facts(extract_facts(pr))
+    assert finished(pr).what_changed.startswith(
+        "In `Qwen3_5GatedDeltaNet.__init__`, `self.chunk_gated_delta_rule = ChunkGatedDeltaRule()` "
+        "is added."
+    )
+    # An addition is no value replaced: the risk is the changed code's, not an edit's.
+    assert "where it used" not in risk_sentence(extract_facts(pr), pr)
+
+
+def test_statements_added_in_a_larger_change_stay_out_of_the_facts_block():
+    many = changed("vllm/c.py", "@@ -1,9 +1,19 @@ def f(x):\n" + "".join(
+        f"     pass\n+    y{i} = h(x, {i})\n" for i in range(5)
+    ))  # fmt: skip
+    facts = extract_facts(pr_of(many))
+    assert len(facts.edits) == 5
+    assert "Added in" not in render_facts(facts)
 
 
 def test_a_hosted_model_reads_the_edits_and_its_summary_leads_with_them(env, github, llm):

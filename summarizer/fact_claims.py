@@ -1,0 +1,189 @@
+"""Claims about a name that the change facts contradict, sentence by sentence.
+
+The add/remove check (checks.INVERTED) reads only the diff's sides: a name on both sides
+passes it. The facts know more, and on the dev days a small model got these wrong where a
+reader noticed at once:
+- a function that only moved within its file, "adding a new function `find_class_in_ast`";
+  a context line's method, "The `update` method is also a new addition";
+- a flag that moved from one parser to another, "removes the `--trust-remote-code` argument";
+- a keyword passed at a call site, "adds a new parameter `num_tokens_padded`";
+- a base class the diff names only in its unchanged lines, "modifying the
+  `Qwen3NextGatedDeltaNet` class".
+
+Each function returns what is wrong, as one line the model (or a reader of the log) can act
+on; checks.py makes them findings.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from bot.core.models import PullRequest
+from summarizer.claims import BACKTICKED, lines_with
+from summarizer.facts import ChangeFacts
+
+# "a new `x`", "the new `x` method", "newly added `x`"
+_NEW_BEFORE = re.compile(r"\bnew(?:ly added)?\s+(?:[A-Za-z]+\s+){0,1}$", re.IGNORECASE)
+# "`x` is a new method", "`x` method is also a new addition"
+_NEW_AFTER = re.compile(
+    r"^\s*(?:[A-Za-z]+\s+)?(?:is|are)\s+(?:also\s+)?(?:an?\s+)?(?:new|newly)\b", re.IGNORECASE
+)
+# "modifies the `x` class", "changing `x`", "updates the `x` method"
+_CHANGED_BEFORE = re.compile(
+    r"\b(?:modif(?:y|ies|ied|ying)|chang(?:e|es|ing)|updat(?:e|es|ing)|alter(?:s|ing)?)"
+    r"\s+(?:the\s+)?(?:existing\s+)?$",
+    re.IGNORECASE,
+)
+_PARAMETER_BEFORE = re.compile(
+    r"\b(?:parameters?|arguments?|params?|kwargs?|keyword arguments?)\s+$", re.IGNORECASE
+)
+_PARAMETER_AFTER = re.compile(r"^\s*(?:parameters?|arguments?|params?|kwargs?)\b", re.I)
+_MOVE_WORD = re.compile(r"\bmov(?:e|es|ed|ing)\b|\brelocat", re.IGNORECASE)
+_DEF_HEADER = re.compile(r"\b(?:def|class|struct|fn|func|function)\s+([A-Za-z_]\w*)")
+_CALL_HEADER = re.compile(r"([A-Za-z_][\w:]*)\s*\(")
+
+
+@dataclass(frozen=True)
+class DiffSides:
+    """The diff's normalized lines by side, as the checks prepare them once per answer."""
+
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+    context: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Span:
+    """One backticked name of a sentence, with the words around it."""
+
+    code: str
+    before: str
+    after: str
+
+
+def spans(sentence: str) -> list[Span]:
+    return [
+        Span(m.group(1).strip(), sentence[max(0, m.start() - 40) : m.start()], sentence[m.end() :])
+        for m in BACKTICKED.finditer(sentence)
+    ]
+
+
+def called_new(span: Span, facts: ChangeFacts, sides: DiffSides) -> str:
+    """ "a new `x`" where `x` existed before: a definition the facts call changed, or a name
+    the diff has only on unchanged lines."""
+    if not (_NEW_BEFORE.search(span.before) or _NEW_AFTER.match(span.after)):
+        return ""
+    name = span.code
+    if any(_short(d.name) == _short(name) for d in facts.of("added")):
+        return ""
+    if any(_matches(d.name, name) for d in facts.of("changed")):
+        return f"calls `{name}` new, but it existed before this PR: the diff changes it"
+    if not lines_with(name, sides.added) and lines_with(name, sides.context):
+        return f"calls `{name}` new, but the diff shows it only on unchanged lines"
+    return ""
+
+
+def called_moved(code: str, side: str, sentence: str, facts: ChangeFacts) -> str:
+    """ "removes `--flag`" (or "adds") where the facts say it moved, unless the sentence
+    speaks of the move."""
+    if _MOVE_WORD.search(sentence):
+        return ""
+    said = "added" if side == "add" else "removed"
+    for s in facts.settings:
+        if s.change == "moved" and s.name == code:
+            return f"says `{code}` is {said}, but the diff moves it from {s.old} to {s.file}"
+    for m in facts.moves:
+        if code in (m.old_name, m.new_name, _short(m.old_name), _short(m.new_name)):
+            return f"says `{code}` is {said}, but the diff moves it to {m.new_file}"
+    return ""
+
+
+def called_new_parameter(span: Span, side: str, facts: ChangeFacts, sides: DiffSides) -> str:
+    """ "adds a new parameter `p`" where no signature gains `p`: the diff only passes it at a
+    call (`f(..., p=p)`), which is what a small model reads as a new parameter."""
+    is_parameter = _PARAMETER_BEFORE.search(span.before) or _PARAMETER_AFTER.match(span.after)
+    if side != "add" or not is_parameter or not re.fullmatch(r"[A-Za-z_]\w*", span.code):
+        return ""
+    p = span.code
+    if any(p in s.added_params for s in facts.signatures):
+        return ""
+    passed = re.compile(rf"(?<![\w.]){re.escape(p)}=(?!=)")
+    declared = re.compile(rf"\b(?:def|fn|func)\b.*\b{re.escape(p)}\b")
+    if any(declared.search(line) for line in sides.added):
+        return ""
+    if any(passed.search(line) for line in sides.added):
+        return (
+            f"calls `{p}` a new parameter, but no signature in the diff gains it: a call passes it"
+        )
+    return ""
+
+
+# "adds a new parameter to the `f` function", "`f` now takes a new argument"
+_PARAMETER_TO = re.compile(
+    r"\bnew (?:parameters?|arguments?|params?|kwargs?) (?:to|for|in|of) (?:the )?$", re.I
+)
+_TAKES_PARAMETER = re.compile(
+    r"^\s*(?:function |method )?(?:now )?(?:takes|accepts|gains|has|gets) (?:an? )?"
+    r"(?:new|additional|extra) (?:parameters?|arguments?|params?|kwargs?)\b",
+    re.IGNORECASE,
+)
+
+
+def called_new_signature(span: Span, facts: ChangeFacts) -> str:
+    """ "adds a new parameter to `f`" where the facts show no signature of `f` changed."""
+    if not (_PARAMETER_TO.search(span.before) or _TAKES_PARAMETER.match(span.after)):
+        return ""
+    name = span.code
+    if any(_matches(s.name, _short(name)) or s.name == name for s in facts.signatures):
+        return ""
+    if any(_matches(d.name, _short(name)) for d in facts.of("added")):
+        return ""  # a new function's parameters are all new
+    return f"says `{name}` gains a parameter, but its signature does not change in the diff"
+
+
+def called_changed(span: Span, pr: PullRequest, facts: ChangeFacts, sides: DiffSides) -> str:
+    """ "modifies the `X` class" where the diff shows `X` only on unchanged lines and no
+    definition of that name changes: the model read the context as the change."""
+    if not _CHANGED_BEFORE.search(span.before):
+        return ""
+    name = span.code
+    if not re.fullmatch(r"[A-Za-z_][\w.:]*", name) or name in _touched(pr, facts):
+        return ""
+    if lines_with(name, sides.added) or lines_with(name, sides.removed):
+        return ""
+    if not lines_with(name, sides.context):
+        return ""  # not in the diff at all: the grounding check speaks of it
+    return f"says `{name}` is changed, but the diff shows it only on unchanged lines"
+
+
+def _touched(pr: PullRequest, facts: ChangeFacts) -> set[str]:
+    """The names the change is in: definitions (and each part of a qualified one),
+    signatures, moves, settings, files, and the definitions the hunks' headers open."""
+    names: set[str] = set()
+    for qualified in (
+        *(d.name for d in facts.definitions),
+        *(s.name for s in facts.signatures),
+        *(m.old_name for m in facts.moves),
+        *(m.new_name for m in facts.moves),
+    ):
+        names |= {qualified, *re.split(r"\.|::", qualified)}
+    names |= {s.name for s in facts.settings}
+    for f in pr.files:
+        path = PurePosixPath(f.filename)
+        module = ".".join(path.with_suffix("").parts)  # `vllm.config.multimodal`
+        names |= {f.filename, path.name, path.stem, module}
+        for header in re.findall(r"^@@[^@]*@@ ?(.*)$", f.patch or "", re.MULTILINE):
+            opened = _DEF_HEADER.search(header) or _CALL_HEADER.search(header)
+            if opened:
+                names |= {opened.group(1), *opened.group(1).split("::")}
+    return names
+
+
+def _matches(qualified: str, name: str) -> bool:
+    return name in (qualified, _short(qualified))
+
+
+def _short(name: str) -> str:
+    return re.split(r"\.|::", name)[-1]
