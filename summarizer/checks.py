@@ -44,15 +44,7 @@ from summarizer.claims import (
     normalize_code,
     pr_corpus,
 )
-from summarizer.fact_claims import (
-    DiffSides,
-    called_changed,
-    called_moved,
-    called_new,
-    called_new_parameter,
-    called_new_signature,
-    spans,
-)
+from summarizer.fact_claims import FactEvidence, contradiction, fact_evidence, spans
 from summarizer.facts import ChangeFacts
 from summarizer.prose import only_prose
 from summarizer.repetition import sentences
@@ -133,6 +125,9 @@ def check_answer(
     `facts`, no claim is checked against them."""
     evidence = _evidence(pr)
     effect = behaviour_change(facts) if facts is not None else ""
+    against = None
+    if facts is not None:
+        against = fact_evidence(pr, facts, evidence.added, evidence.removed, evidence.context)
     findings: list[Finding] = []
     for field in FIELDS:
         for sentence in split_sentences(getattr(sections, field)):
@@ -140,8 +135,8 @@ def check_answer(
             findings += _ungrounded(field, sentence, evidence)
             findings += _performance(field, sentence, evidence)
             findings += _no_effect(field, sentence, effect)
-            if facts is not None and field != "headline":  # a headline echoes the title
-                findings += _contradicted(field, sentence, evidence, facts)
+            if against is not None and field != "headline":  # a headline echoes the title
+                findings += _contradicted(field, sentence, against)
     findings += _empty_risk(sections.potential_risks, evidence, change_type)
     return findings
 
@@ -408,13 +403,10 @@ def _performance(field: str, sentence: str, evidence: _Evidence) -> list[Finding
         sentence, claim.group(0)))]  # fmt: skip
 
 
-# ", potentially improving performance", ", which makes it faster", " and improves throughput":
-# a gain tacked on to a true sentence, which can go without it.
-
-
 def _without_claim(sentence: str, claim: str) -> str:
-    """The sentence up to the trailing clause that holds `claim`, when enough is left to say
-    something (six words); "" when the claim is the sentence's own point."""
+    """The sentence up to the trailing clause that holds `claim` (", potentially improving
+    performance", " and improves throughput": a gain tacked on to a true sentence), when
+    enough is left to say something (six words); "" when the claim is the sentence's point."""
     at = sentence.find(claim)
     if at < 0:
         return ""
@@ -488,21 +480,9 @@ def _no_effect(field: str, sentence: str, effect: str) -> list[Finding]:
 # --- 5. CONTRADICTS_FACTS: new, added, removed or changed where the facts say otherwise ------
 
 
-def _contradicted(
-    field: str, sentence: str, evidence: _Evidence, facts: ChangeFacts
-) -> list[Finding]:
-    sides = DiffSides(evidence.added, evidence.removed, evidence.context)
+def _contradicted(field: str, sentence: str, against: FactEvidence) -> list[Finding]:
     claimed = dict(_named_changes(sentence))
-    found: list[str] = []
-    for span in spans(sentence):
-        side = claimed.get(span.code, "")
-        found.append(
-            called_new(span, facts, sides)
-            or (side and called_moved(span.code, side, sentence, facts))
-            or called_new_parameter(span, side, facts, sides)
-            or called_new_signature(span, facts)
-            or called_changed(span, evidence.pr, facts, sides)
-        )
+    found = (contradiction(s, claimed.get(s.code, ""), sentence, against) for s in spans(sentence))
     return [
         Finding(FindingKind.CONTRADICTS_FACTS, field, sentence, why)
         for why in dict.fromkeys(found)
@@ -626,10 +606,11 @@ def remove_sentences(
     fills from the change facts (finishing.fillable)."""
     changes = {}
     for field in FIELDS:
-        wrong = {f.sentence: f.trimmed for f in findings if f.section == field}
-        for f in findings:  # a sentence wrong twice over is dropped, not trimmed
-            if f.section == field and wrong[f.sentence] != f.trimmed:
-                wrong[f.sentence] = ""
+        wrong: dict[str, str] = {}  # each wrong sentence, and what stands in its place
+        for f in (f for f in findings if f.section == field):
+            # A sentence wrong twice over is dropped, not trimmed.
+            same = wrong.get(f.sentence, f.trimmed) == f.trimmed
+            wrong[f.sentence] = f.trimmed if same else ""
         if not wrong:
             continue
         text = getattr(sections, field)
@@ -637,11 +618,12 @@ def remove_sentences(
         for sentence, trimmed in wrong.items():
             kept = kept.replace(sentence, trimmed, 1)
         kept = tidy(kept)
-        emptied = field in may_empty and all(
+        if re.search(r"\w", kept):
+            changes[field] = kept
+        elif field in may_empty and all(
             f.kind != FindingKind.UNGROUNDED_CODE for f in findings if f.section == field
-        )  # an unknown name is shown with its "Unverified" note, in the model's own words
-        if re.search(r"\w", kept) or emptied:
-            changes[field] = kept if re.search(r"\w", kept) else ""
+        ):  # an unknown name is shown with its "Unverified" note, in the model's own words
+            changes[field] = ""
     return replace(sections, **changes) if changes else sections
 
 
@@ -717,6 +699,11 @@ _PASSIVE = re.compile(
 
 def is_test_file(filename: str) -> bool:
     return bool(_TEST.search(filename))
+
+
+def only_support_files(pr: PullRequest) -> bool:
+    """The PR touches tests, docs or CI and nothing else."""
+    return bool(pr.files) and all(is_support_file(f.filename) for f in pr.files)
 
 
 def is_support_file(filename: str) -> bool:

@@ -10,8 +10,8 @@ reader noticed at once:
 - a base class the diff names only in its unchanged lines, "modifying the
   `Qwen3NextGatedDeltaNet` class".
 
-Each function returns what is wrong, as one line the model (or a reader of the log) can act
-on; checks.py makes them findings.
+`contradiction` returns what is wrong with one name of a sentence, as one line the model (or
+a reader of the log) can act on; checks.py makes it a finding.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import PurePosixPath
 
 from bot.core.models import PullRequest
 from summarizer.claims import BACKTICKED, lines_with
-from summarizer.facts import ChangeFacts
+from summarizer.facts import ChangeFacts, short_name
 
 # "a new `x`", "the new `x` method", "newly added `x`"
 _NEW_BEFORE = re.compile(r"\bnew(?:ly added)?\s+(?:[A-Za-z]+\s+){0,1}$", re.IGNORECASE)
@@ -36,22 +36,41 @@ _CHANGED_BEFORE = re.compile(
     r"\s+(?:the\s+)?(?:existing\s+)?$",
     re.IGNORECASE,
 )
-_PARAMETER_BEFORE = re.compile(
-    r"\b(?:parameters?|arguments?|params?|kwargs?|keyword arguments?)\s+$", re.IGNORECASE
+_PARAMETER = r"(?:parameters?|arguments?|params?|kwargs?|keyword arguments?)"
+_PARAMETER_BEFORE = re.compile(rf"\b{_PARAMETER}\s+$", re.IGNORECASE)
+_PARAMETER_AFTER = re.compile(rf"^\s*{_PARAMETER}\b", re.IGNORECASE)
+# "adds a new parameter to the `f` function", "`f` now takes a new argument"
+_PARAMETER_TO = re.compile(rf"\bnew {_PARAMETER} (?:to|for|in|of) (?:the )?$", re.IGNORECASE)
+_TAKES_PARAMETER = re.compile(
+    rf"^\s*(?:function |method )?(?:now )?(?:takes|accepts|gains|has|gets) (?:an? )?"
+    rf"(?:new|additional|extra) {_PARAMETER}\b",
+    re.IGNORECASE,
 )
-_PARAMETER_AFTER = re.compile(r"^\s*(?:parameters?|arguments?|params?|kwargs?)\b", re.I)
 _MOVE_WORD = re.compile(r"\bmov(?:e|es|ed|ing)\b|\brelocat", re.IGNORECASE)
 _DEF_HEADER = re.compile(r"\b(?:def|class|struct|fn|func|function)\s+([A-Za-z_]\w*)")
 _CALL_HEADER = re.compile(r"([A-Za-z_][\w:]*)\s*\(")
 
 
 @dataclass(frozen=True)
-class DiffSides:
-    """The diff's normalized lines by side, as the checks prepare them once per answer."""
+class FactEvidence:
+    """What a sentence's names are compared with, prepared once per answer: the facts, the
+    diff's normalized lines by side, and the names the change is in (`touched`)."""
 
+    facts: ChangeFacts
     added: tuple[str, ...]
     removed: tuple[str, ...]
     context: tuple[str, ...]
+    touched: frozenset[str]
+
+
+def fact_evidence(
+    pr: PullRequest,
+    facts: ChangeFacts,
+    added: tuple[str, ...],
+    removed: tuple[str, ...],
+    context: tuple[str, ...],
+) -> FactEvidence:
+    return FactEvidence(facts, added, removed, context, _touched(pr, facts))
 
 
 @dataclass(frozen=True)
@@ -70,17 +89,29 @@ def spans(sentence: str) -> list[Span]:
     ]
 
 
-def called_new(span: Span, facts: ChangeFacts, sides: DiffSides) -> str:
+def contradiction(span: Span, side: str, sentence: str, ev: FactEvidence) -> str:
+    """What the facts say against the sentence's claim about `span` ("add" or "old" as the
+    add/remove check read it, "" for neither); "" when nothing."""
+    return (
+        called_new(span, ev)
+        or (side and called_moved(span.code, side, sentence, ev.facts))
+        or called_new_parameter(span, side, ev)
+        or called_new_signature(span, ev.facts)
+        or called_changed(span, ev)
+    )
+
+
+def called_new(span: Span, ev: FactEvidence) -> str:
     """ "a new `x`" where `x` existed before: a definition the facts call changed, or a name
     the diff has only on unchanged lines."""
     if not (_NEW_BEFORE.search(span.before) or _NEW_AFTER.match(span.after)):
         return ""
     name = span.code
-    if any(_short(d.name) == _short(name) for d in facts.of("added")):
+    if any(short_name(d.name) == short_name(name) for d in ev.facts.of("added")):
         return ""
-    if any(_matches(d.name, name) for d in facts.of("changed")):
+    if any(_matches(d.name, name) for d in ev.facts.of("changed")):
         return f"calls `{name}` new, but it existed before this PR: the diff changes it"
-    if not lines_with(name, sides.added) and lines_with(name, sides.context):
+    if not lines_with(name, ev.added) and lines_with(name, ev.context):
         return f"calls `{name}` new, but the diff shows it only on unchanged lines"
     return ""
 
@@ -95,40 +126,29 @@ def called_moved(code: str, side: str, sentence: str, facts: ChangeFacts) -> str
         if s.change == "moved" and s.name == code:
             return f"says `{code}` is {said}, but the diff moves it from {s.old} to {s.file}"
     for m in facts.moves:
-        if code in (m.old_name, m.new_name, _short(m.old_name), _short(m.new_name)):
+        if code in (m.old_name, m.new_name, short_name(m.old_name), short_name(m.new_name)):
             return f"says `{code}` is {said}, but the diff moves it to {m.new_file}"
     return ""
 
 
-def called_new_parameter(span: Span, side: str, facts: ChangeFacts, sides: DiffSides) -> str:
+def called_new_parameter(span: Span, side: str, ev: FactEvidence) -> str:
     """ "adds a new parameter `p`" where no signature gains `p`: the diff only passes it at a
     call (`f(..., p=p)`), which is what a small model reads as a new parameter."""
     is_parameter = _PARAMETER_BEFORE.search(span.before) or _PARAMETER_AFTER.match(span.after)
     if side != "add" or not is_parameter or not re.fullmatch(r"[A-Za-z_]\w*", span.code):
         return ""
     p = span.code
-    if any(p in s.added_params for s in facts.signatures):
+    if any(p in s.added_params for s in ev.facts.signatures):
         return ""
     passed = re.compile(rf"(?<![\w.]){re.escape(p)}=(?!=)")
     declared = re.compile(rf"\b(?:def|fn|func)\b.*\b{re.escape(p)}\b")
-    if any(declared.search(line) for line in sides.added):
+    if any(declared.search(line) for line in ev.added):
         return ""
-    if any(passed.search(line) for line in sides.added):
+    if any(passed.search(line) for line in ev.added):
         return (
             f"calls `{p}` a new parameter, but no signature in the diff gains it: a call passes it"
         )
     return ""
-
-
-# "adds a new parameter to the `f` function", "`f` now takes a new argument"
-_PARAMETER_TO = re.compile(
-    r"\bnew (?:parameters?|arguments?|params?|kwargs?) (?:to|for|in|of) (?:the )?$", re.I
-)
-_TAKES_PARAMETER = re.compile(
-    r"^\s*(?:function |method )?(?:now )?(?:takes|accepts|gains|has|gets) (?:an? )?"
-    r"(?:new|additional|extra) (?:parameters?|arguments?|params?|kwargs?)\b",
-    re.IGNORECASE,
-)
 
 
 def called_new_signature(span: Span, facts: ChangeFacts) -> str:
@@ -136,29 +156,29 @@ def called_new_signature(span: Span, facts: ChangeFacts) -> str:
     if not (_PARAMETER_TO.search(span.before) or _TAKES_PARAMETER.match(span.after)):
         return ""
     name = span.code
-    if any(_matches(s.name, _short(name)) or s.name == name for s in facts.signatures):
+    if any(_matches(s.name, short_name(name)) or s.name == name for s in facts.signatures):
         return ""
-    if any(_matches(d.name, _short(name)) for d in facts.of("added")):
+    if any(_matches(d.name, short_name(name)) for d in facts.of("added")):
         return ""  # a new function's parameters are all new
     return f"says `{name}` gains a parameter, but its signature does not change in the diff"
 
 
-def called_changed(span: Span, pr: PullRequest, facts: ChangeFacts, sides: DiffSides) -> str:
+def called_changed(span: Span, ev: FactEvidence) -> str:
     """ "modifies the `X` class" where the diff shows `X` only on unchanged lines and no
     definition of that name changes: the model read the context as the change."""
     if not _CHANGED_BEFORE.search(span.before):
         return ""
     name = span.code
-    if not re.fullmatch(r"[A-Za-z_][\w.:]*", name) or name in _touched(pr, facts):
+    if not re.fullmatch(r"[A-Za-z_][\w.:]*", name) or name in ev.touched:
         return ""
-    if lines_with(name, sides.added) or lines_with(name, sides.removed):
+    if lines_with(name, ev.added) or lines_with(name, ev.removed):
         return ""
-    if not lines_with(name, sides.context):
+    if not lines_with(name, ev.context):
         return ""  # not in the diff at all: the grounding check speaks of it
     return f"says `{name}` is changed, but the diff shows it only on unchanged lines"
 
 
-def _touched(pr: PullRequest, facts: ChangeFacts) -> set[str]:
+def _touched(pr: PullRequest, facts: ChangeFacts) -> frozenset[str]:
     """The names the change is in: definitions (and each part of a qualified one),
     signatures, moves, settings, files, and the definitions the hunks' headers open."""
     names: set[str] = set()
@@ -168,7 +188,7 @@ def _touched(pr: PullRequest, facts: ChangeFacts) -> set[str]:
         *(m.old_name for m in facts.moves),
         *(m.new_name for m in facts.moves),
     ):
-        names |= {qualified, *re.split(r"\.|::", qualified)}
+        names |= {qualified, *re.split(r"\.|::", qualified)}  # every part of `A.b`
     names |= {s.name for s in facts.settings}
     for f in pr.files:
         path = PurePosixPath(f.filename)
@@ -178,12 +198,8 @@ def _touched(pr: PullRequest, facts: ChangeFacts) -> set[str]:
             opened = _DEF_HEADER.search(header) or _CALL_HEADER.search(header)
             if opened:
                 names |= {opened.group(1), *opened.group(1).split("::")}
-    return names
+    return frozenset(names)
 
 
 def _matches(qualified: str, name: str) -> bool:
-    return name in (qualified, _short(qualified))
-
-
-def _short(name: str) -> str:
-    return re.split(r"\.|::", name)[-1]
+    return name in (qualified, short_name(qualified))

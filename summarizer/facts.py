@@ -49,6 +49,11 @@ class Definition:
     change: str  # added, removed, changed
 
 
+def short_name(name: str) -> str:
+    """A qualified name's own part: `forward` of `Scheduler.forward` or `Foo::forward`."""
+    return re.split(r"\.|::", name)[-1]
+
+
 @dataclass(frozen=True)
 class SignatureChange:
     """A definition on both sides of the diff whose parameters or return type differ."""
@@ -899,7 +904,7 @@ def _move_key(d: Definition) -> tuple[str, str]:
     # class moved to another module is known by its own name.
     if d.kind in ("method", "declaration"):
         return d.kind, d.name
-    return d.kind, re.split(r"\.|::", d.name)[-1]
+    return d.kind, short_name(d.name)
 
 
 def _moves(defs: list[Definition]) -> tuple[list[Definition], list[Move]]:

@@ -21,12 +21,13 @@ from summarizer.checks import (
     is_support_file,
     is_test_file,
     names_pr_code,
+    only_support_files,
     shaped_like_code,
     split_sentences,
     tidy,
 )
 from summarizer.claims import CODE_SPAN, grounded_names, pr_corpus
-from summarizer.facts import ChangeFacts, Definition, MovedLines, Setting
+from summarizer.facts import ChangeFacts, Definition, MovedLines, Setting, short_name
 from summarizer.line_edits import LineEdit, core
 
 # A "what changed" that names fewer grounded names than this gets the sentence from the facts.
@@ -85,9 +86,9 @@ def code_names(facts: ChangeFacts, pr: PullRequest) -> list[str]:
     words (`register`) are left out: marked in prose they would read as code by accident."""
     names: set[str] = set()
     for d in (*facts.definitions, *facts.signatures):
-        names |= {d.name, _short(d.name)}
+        names |= {d.name, short_name(d.name)}
     for m in facts.moves:
-        names |= {m.old_name, m.new_name, _short(m.old_name), _short(m.new_name)}
+        names |= {m.old_name, m.new_name, short_name(m.old_name), short_name(m.new_name)}
     names |= {s.name for s in facts.settings}
     for f in pr.files:
         names |= {f.filename, PurePosixPath(f.filename).name}
@@ -124,10 +125,6 @@ def _worth_marking(name: str) -> bool:
         or name.startswith("--")
         or bool(re.fullmatch(r"[A-Z][A-Z0-9_]+", name))
     )
-
-
-def _short(name: str) -> str:
-    return re.split(r"\.|::", name)[-1]
 
 
 def mark_code(sections: SummarySections, names: list[str]) -> SummarySections:
@@ -213,8 +210,7 @@ def _small_edits(facts: ChangeFacts, pr: PullRequest) -> list[LineEdit]:
     """The edits of the code that runs (of the tests, docs or tools when the PR touches
     nothing else), when there are few enough to be the change's mechanism."""
     runs = [e for e in facts.edits if not is_support_file(e.file)]
-    only_support = pr.files and all(is_support_file(f.filename) for f in pr.files)
-    edits = runs or (list(facts.edits) if only_support else [])
+    edits = runs or (list(facts.edits) if only_support_files(pr) else [])
     return edits if len(edits) <= _EDITS_AT_MOST else []
 
 
@@ -480,7 +476,7 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     if changed:
         d = changed[0]
         return FactRisk(f"`{d.name}` (`{d.file}`) changes. {_tests_said(pr)}", (d.name,))
-    if pr.files and all(is_support_file(f.filename) for f in pr.files):
+    if only_support_files(pr):
         named = _list([_code(f.filename) for f in pr.files])
         verb = "changes" if len(pr.files) == 1 else "change"
         return FactRisk(
@@ -500,7 +496,6 @@ def _tests_said(pr: PullRequest) -> str:
     if not tests:
         return "No test changes with it in this PR."
     return f"The PR's only test changes are in {_list([_code(t) for t in tests])}."
-
 
 
 def _edit_risk(edit: LineEdit, pr: PullRequest) -> FactRisk:

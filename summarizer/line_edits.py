@@ -61,8 +61,9 @@ def change_blocks(side: Side) -> dict[int, int]:
 def hunk_edits(old: Side, new: Side) -> Iterator[tuple[int, int, str, str]]:
     """(old row, new row, old part, new part) for each line of the hunk changed in place: a
     change block whose removed lines each pair, in order, with a similar line added in their
-    place; and (-1, new row, "", line) for a single statement added with nothing removed. A block with lines only added or only removed around the pairs is a rewrite: its
-    pairs would hide what was added (a tuple that became a list comprehension)."""
+    place; and (-1, new row, "", line) for a single statement added with nothing removed. A
+    block with lines only added or only removed around the pairs is a rewrite: its pairs
+    would hide what was added (a tuple that became a list comprehension)."""
     removed, added = _by_block(old), _by_block(new)
     for block, news in added.items():
         if block not in removed and len(news) == 1 and (line := _statement(new.lines[news[0]])):
