@@ -13,7 +13,11 @@ A summary can pass the claim check (every name it uses is in the PR) and still b
   moved, a definition removed, a parameter gone or code reordered (NO_EFFECT_CLAIMED);
 - it calls new what existed before, added or removed what moved, a keyword passed at a call a
   new parameter, or changed what the diff shows only on unchanged lines (CONTRADICTS_FACTS,
-  see summarizer/fact_claims.py).
+  see summarizer/fact_claims.py), says a test is added where only existing tests change, or
+  claims a change of behaviour for a PR of docs and docstrings only;
+- it pads: advice that asks developers for care, praise, risk boilerplate outside the risk
+  section (FILLER); or it claims a benefit, or spells out an acronym, that nothing in the PR
+  shows (INVENTED; see summarizer/filler.py).
 
 Each finding names its section and sentence, so the caller can regenerate once with
 `findings_hint` or drop the sentences with `remove_sentences`. `decide_type` keeps a tiny or
@@ -32,7 +36,7 @@ from difflib import SequenceMatcher
 from enum import StrEnum
 from pathlib import PurePosixPath
 
-from bot.core.models import ChangeType, PullRequest, SummarySections
+from bot.core.models import ChangedFile, ChangeType, PullRequest, SummarySections
 from bot.core.reverts import is_revert
 from summarizer.claims import (
     BACKTICKED,
@@ -44,8 +48,17 @@ from summarizer.claims import (
     normalize_code,
     pr_corpus,
 )
-from summarizer.fact_claims import FactEvidence, contradiction, fact_evidence, spans
+from summarizer.fact_claims import (
+    FactEvidence,
+    called_effect,
+    called_test_added,
+    contradiction,
+    fact_evidence,
+    mark_fact_names,
+    spans,
+)
 from summarizer.facts import ChangeFacts
+from summarizer.filler import invented_benefit, invented_expansion, padding
 from summarizer.prose import only_prose
 from summarizer.repetition import sentences
 
@@ -58,6 +71,8 @@ class FindingKind(StrEnum):
     EMPTY_RISK = "empty_risk"  # risk boilerplate naming nothing of this PR
     NO_EFFECT_CLAIMED = "no_effect_claimed"  # "no behaviour change" where the facts show one
     CONTRADICTS_FACTS = "contradicts_facts"  # new, added, removed or changed: the facts differ
+    FILLER = "filler"  # advice to "developers" or praise: nothing about this PR
+    INVENTED = "invented"  # a benefit or an acronym's meaning nothing in the PR shows
 
 
 @dataclass(frozen=True)
@@ -135,8 +150,12 @@ def check_answer(
             findings += _ungrounded(field, sentence, evidence)
             findings += _performance(field, sentence, evidence)
             findings += _no_effect(field, sentence, effect)
-            if against is not None and field != "headline":  # a headline echoes the title
+            if field != "headline":
+                findings += _padded(field, sentence, evidence)
+            if against is not None and field != "headline":
                 findings += _contradicted(field, sentence, against)
+    if against is not None and sections.headline:
+        findings += _headline_contradicted(sections.headline, evidence, against)
     findings += _empty_risk(sections.potential_risks, evidence, change_type)
     return findings
 
@@ -433,6 +452,40 @@ def _perf_supported(evidence: _Evidence) -> bool:
     return any(_PERF_WORDS.search(t) for t in (*evidence.added, *evidence.removed))
 
 
+# --- 3b. FILLER and INVENTED: padding, and benefits or meanings nothing shows ---------------
+
+
+def _padded(field: str, sentence: str, evidence: _Evidence) -> list[Finding]:
+    """Advice, praise and risk boilerplate outside the risk section (summarizer/filler.py)
+    go whole; an invented benefit or acronym meaning takes its clause with it, or the
+    sentence when it is the point."""
+    # The risk section's padding is its own finding (EMPTY_RISK), and gives way to the facts.
+    if field != "potential_risks" and (why := padding(sentence) or _risk_boilerplate(sentence)):
+        return [Finding(FindingKind.FILLER, field, sentence, why)]
+    pr = evidence.pr
+    findings = []
+    said = [pr.title, pr.body or "", *(line for line in (*evidence.added, *evidence.removed)
+                                       if _COMMENT.match(line))]  # fmt: skip
+    why, claim = invented_benefit(sentence, said)
+    if why:
+        trimmed = _without_claim(sentence, claim)
+        findings.append(Finding(FindingKind.INVENTED, field, sentence, why, trimmed))
+    why, expanded = invented_expansion(sentence, evidence.corpus)
+    if why and not findings:
+        findings.append(Finding(FindingKind.INVENTED, field, sentence, why, expanded))
+    return findings
+
+
+def _risk_boilerplate(sentence: str) -> str:
+    # "It does not introduce new bugs" says no more in key_insights than as a risk.
+    if _BOILERPLATE.search(sentence) and not _REASON.search(sentence):
+        return "is risk boilerplate, outside the risk section"
+    return ""
+
+
+_COMMENT = re.compile(r"^\s*(?:#|//|/?\*|\"\"\"|\'\'\')")  # said in the code's own words
+
+
 # --- 4. NO_EFFECT_CLAIMED: "no behaviour change" where the facts show one ---------------------
 
 _NO_EFFECT = re.compile(
@@ -482,12 +535,31 @@ def _no_effect(field: str, sentence: str, effect: str) -> list[Finding]:
 
 def _contradicted(field: str, sentence: str, against: FactEvidence) -> list[Finding]:
     claimed = dict(_named_changes(sentence))
-    found = (contradiction(s, claimed.get(s.code, ""), sentence, against) for s in spans(sentence))
+    found = [contradiction(s, claimed.get(s.code, ""), sentence, against) for s in spans(sentence)]
+    found += [called_test_added(sentence, against), called_effect(sentence, against)]
     return [
         Finding(FindingKind.CONTRADICTS_FACTS, field, sentence, why)
         for why in dict.fromkeys(found)
         if why
     ]
+
+
+def _headline_contradicted(
+    headline: str, evidence: _Evidence, against: FactEvidence
+) -> list[Finding]:
+    """The headline's own words, past the title it echoes, with the change's names marked as
+    code (a headline has no backticks): "Revert #34208: Remove trust-remote-code flag from
+    serve.py", where the flag moves to serve.py, gives way to the title."""
+    title = evidence.pr.title
+    if headline.strip(" .").lower() in title.lower():
+        return []  # a part of the title: the author's words, not the model's claim
+    own = headline.replace(title, " ").replace(_TITLE_TAGS.sub("", title), " ")
+    marked = mark_fact_names(own, against.facts, evidence.pr)
+    found = _inverted("headline", marked, evidence) + _contradicted("headline", marked, against)
+    return [replace(f, sentence=headline) for f in found]
+
+
+_TITLE_TAGS = re.compile(r"^(?:\s*\[[^\]]*\])+\s*")  # "[Bugfix][ROCm] "
 
 
 # --- 6. EMPTY_RISK: boilerplate that names nothing of this PR --------------------------------
@@ -652,6 +724,8 @@ _FIXES = {
     FindingKind.UNSUPPORTED_PERFORMANCE: "say nothing about performance unless the PR shows it",
     FindingKind.NO_EFFECT_CLAIMED: "say what the change does to behaviour",
     FindingKind.CONTRADICTS_FACTS: "follow the change facts",
+    FindingKind.FILLER: "say something about this PR's code, or nothing",
+    FindingKind.INVENTED: "claim only what the PR shows",
 }
 
 
@@ -677,8 +751,8 @@ TINY_CHANGE = 10  # changed lines, at most, of a PR that is TRIVIAL unless shown
 _TEST = re.compile(
     r"(?:^|/)(?:tests?|testing)/|(?:^|/)(?:test_[^/]*|[^/]*_test\.\w+|conftest\.py)$"
 )
-_DOC = re.compile(
-    r"(?:^|/)docs?/|\.(?:md|rst|adoc)$|(?:^|/)(?:README|CHANGELOG|LICENSE)[^/]*$", re.I
+_DOC = re.compile(  # examples are documentation that runs: the diff budget ranks them so too
+    r"(?:^|/)docs?/|^examples?/|\.(?:md|rst|adoc)$|(?:^|/)(?:README|CHANGELOG|LICENSE)[^/]*$", re.I
 )
 _CI = re.compile(
     r"^\.(?:github|buildkite|circleci|gitlab)/|^\.gitlab-ci|^\.pre-commit-config|^ci/"
@@ -704,6 +778,11 @@ def is_test_file(filename: str) -> bool:
 def only_support_files(pr: PullRequest) -> bool:
     """The PR touches tests, docs or CI and nothing else."""
     return bool(pr.files) and all(is_support_file(f.filename) for f in pr.files)
+
+
+def runs_code(f: ChangedFile) -> bool:
+    """A change to the code that runs: not tests, docs or CI, and not only its comments."""
+    return not is_support_file(f.filename) and not only_prose(f)
 
 
 def is_support_file(filename: str) -> bool:
@@ -749,11 +828,14 @@ def looks_trivial(pr: PullRequest) -> bool:
 
 
 _FIX = re.compile(r"\b(?:bug ?fix|fix(?:es|ed|ing)?|broken|failing|flaky)\b", re.I)
-BIG_NEW_TESTS = 100  # added test lines that make a test-only PR a feature of its own
+BIG_NEW_TESTS = 100  # added test or example lines that make such a PR a feature of its own
+_EXAMPLE = re.compile(r"^examples?/")
 
 
 def _big_new_tests(pr: PullRequest) -> bool:
-    return sum(f.additions for f in pr.files if _TEST.search(f.filename)) >= BIG_NEW_TESTS
+    """Code that runs, in tests or examples, written at length: a suite, a worked example."""
+    runnable = (f for f in pr.files if _TEST.search(f.filename) or _EXAMPLE.search(f.filename))
+    return sum(f.additions for f in runnable) >= BIG_NEW_TESTS
 
 
 def only_moves_or_deletes(pr: PullRequest, facts: ChangeFacts) -> bool:
@@ -798,8 +880,9 @@ def only_deletes(pr: PullRequest, facts: ChangeFacts) -> bool:
 
 def _reason_checks_out(reason: str, pr: PullRequest) -> bool:
     """The reason names an identifier or a file that a line of logic the diff adds outside
-    tests, docs and CI holds: a comment, an import or a deleted line is no reason."""
-    source = replace(pr, files=tuple(f for f in pr.files if not is_support_file(f.filename)))
+    tests, docs and CI holds: a comment, a docstring, an import or a deleted line is no
+    reason."""
+    source = replace(pr, files=tuple(f for f in pr.files if runs_code(f)))
     if not source.files:
         return False
     added = [line for line in diff_lines(source).added if not _PASSIVE.search(line)]

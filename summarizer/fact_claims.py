@@ -22,7 +22,8 @@ from pathlib import PurePosixPath
 
 from bot.core.models import PullRequest
 from summarizer.claims import BACKTICKED, lines_with
-from summarizer.facts import ChangeFacts, short_name
+from summarizer.facts import ChangeFacts, file_kind, short_name
+from summarizer.prose import only_prose
 
 # "a new `x`", "the new `x` method", "newly added `x`"
 _NEW_BEFORE = re.compile(r"\bnew(?:ly added)?\s+(?:[A-Za-z]+\s+){0,1}$", re.IGNORECASE)
@@ -61,6 +62,9 @@ class FactEvidence:
     removed: tuple[str, ...]
     context: tuple[str, ...]
     touched: frozenset[str]
+    test_files: tuple[str, ...] = ()  # the PR's changed test files
+    tests_added: bool = False  # a test file, or a test function in one, is new
+    docs_only: bool = False  # every file is docs or examples, or changes only comments
 
 
 def fact_evidence(
@@ -70,7 +74,54 @@ def fact_evidence(
     removed: tuple[str, ...],
     context: tuple[str, ...],
 ) -> FactEvidence:
-    return FactEvidence(facts, added, removed, context, _touched(pr, facts))
+    tests = tuple(f for f in pr.files if file_kind(f) == "tests")
+    new_tests = any(f.status == "added" for f in tests) or any(
+        d.change == "added" and d.file in {f.filename for f in tests} for d in facts.definitions
+    )
+    return FactEvidence(
+        facts, added, removed, context, _touched(pr, facts),
+        tuple(f.filename for f in tests), new_tests or any(_TEST_DEF.search(a) for a in added),
+        bool(pr.files) and all(file_kind(f) == "docs" or only_prose(f) for f in pr.files),
+    )  # fmt: skip
+
+
+# "adds a test", "adds new unit tests", "introduces two regression tests"; not "test cases":
+# a parametrized test gains those from a line added to its list.
+_TEST_ADDED = re.compile(
+    r"\b(?:adds?|added|adding|introduc\w*|writes?|creat\w*)\s+"
+    r"(?:(?:a|an|one|two|three|some|several|new|unit|regression|more|additional)\s+)*"
+    r"tests?\b(?!\s+cases?)",
+    re.IGNORECASE,
+)
+_TEST_DEF = re.compile(r"(?:\bdef test_\w+|\bTEST(?:_F|_P)?\()")
+
+
+def called_test_added(sentence: str, ev: FactEvidence) -> str:
+    """ "The PR also adds a test" where no test file or test function is new."""
+    if not _TEST_ADDED.search(sentence) or ev.tests_added:
+        return ""
+    if ev.test_files:
+        return "says a test is added, but the diff only changes existing tests"
+    return "says a test is added, but the PR changes no test"
+
+
+# "changes the default behavior", "affects the behavior of the model by disabling …"
+_EFFECT = re.compile(
+    r"\b(?:chang|alter|affect|modif)\w* (?:\w+ ){0,2}behaviou?r\b"
+    r"|\b(?:disabl|enabl)(?:es|ed|ing)\b|\bby default\b",
+    re.IGNORECASE,
+)
+
+
+def called_effect(sentence: str, ev: FactEvidence) -> str:
+    """A change of behaviour claimed for a PR that changes only docs, examples, comments or
+    docstrings: vLLM #34148 reflowed two docstrings and "changes the default behavior to
+    disable all multimodal inputs"."""
+    if not ev.docs_only or not (m := _EFFECT.search(BACKTICKED.sub(" ", sentence))):
+        return ""
+    return (
+        f'says "{m.group(0)}", but the PR changes only docs, examples, comments or docstrings'
+    )
 
 
 @dataclass(frozen=True)
@@ -203,3 +254,24 @@ def _touched(pr: PullRequest, facts: ChangeFacts) -> frozenset[str]:
 
 def _matches(qualified: str, name: str) -> bool:
     return name in (qualified, short_name(qualified))
+
+
+def mark_fact_names(text: str, facts: ChangeFacts, pr: PullRequest) -> str:
+    """`text` with the change's names in backticks where it writes them bare: settings (a
+    flag also without its dashes: "trust-remote-code" is `--trust-remote-code`), definitions
+    by their own name, and changed files by their base name."""
+    names: dict[str, str] = {}
+    for s in facts.settings:
+        names[s.name] = s.name
+        if s.name.startswith("-") and len(s.name.lstrip("-")) >= 4:
+            names[s.name.lstrip("-")] = s.name
+    for d in facts.definitions:
+        names[short_name(d.name)] = short_name(d.name)
+    for f in pr.files:
+        names[PurePosixPath(f.filename).name] = PurePosixPath(f.filename).name
+    names = {k: v for k, v in names.items() if len(k) >= 4}
+    if not names:
+        return text
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    bare = re.compile(rf"(?<![\w`./-])(?:{alternatives})(?![\w`/-]|\.\w)")
+    return bare.sub(lambda m: f"`{names[m.group(0)]}`", text)

@@ -946,6 +946,11 @@ def _runs(side: _Side) -> Iterator[list[int]]:
         yield run
 
 
+def enclosing_definition(path: str, hunk: _Hunk, new: bool, row: int) -> str | None:
+    """The top-level definition that line `row` of the hunk's new (or old) side lies in."""
+    return _enclosing(path, hunk, hunk.new if new else hunk.old, row)
+
+
 def _enclosing(path: str, hunk: _Hunk, side: _Side, row: int) -> str | None:
     """The top-level definition `row` lies in: one that starts above it in the hunk, else the
     one the hunk header names."""

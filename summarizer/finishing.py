@@ -19,20 +19,22 @@ from bot.core.models import ChangeType, PullRequest, SummarySections
 from summarizer.checks import (
     boilerplate_sentences,
     is_support_file,
-    is_test_file,
     names_pr_code,
     only_support_files,
+    runs_code,
     shaped_like_code,
     split_sentences,
     tidy,
 )
 from summarizer.claims import CODE_SPAN, grounded_names, pr_corpus
-from summarizer.facts import ChangeFacts, Definition, MovedLines, Setting, short_name
+from summarizer.facts import ChangeFacts, Definition, MovedLines, short_name
+from summarizer.insight import interface_sentence
 from summarizer.line_edits import LineEdit, core
+from summarizer.raises import raises_added
+from summarizer.wording import code, listed, phrase, setting_named, settings_of, tests_sentence
 
 # A "what changed" that names fewer grounded names than this gets the sentence from the facts.
 NAMED_ENOUGH = 3
-_LIST_CAP = 3  # names in one list of the sentence: more reads as a dump
 
 
 def finish(
@@ -61,12 +63,29 @@ def finish(
         # A move read as an addition (or a removal) is the mechanism told wrong.
         what = f"{moves} {what}"
     risks = risk_text(sections.potential_risks, facts, pr, change_type, corpus)
-    return replace(sections, what_changed=what.strip(), potential_risks=risks)
+    impact = sections.technical_impact or interface_sentence(facts, pr)
+    insights = sections.key_insights or _insight(facts, pr, f"{risks} {impact}")
+    return replace(
+        sections,
+        headline=sections.headline or pr.title,  # one the facts contradict gives way
+        what_changed=what.strip(),
+        technical_impact=impact,
+        potential_risks=risks,
+        key_insights=insights,
+    )
+
+
+def _insight(facts: ChangeFacts, pr: PullRequest, said: str) -> str:
+    """key_insights written by code, where the model's were all padding: which tests change
+    with the PR, or else what callers see, whichever the other sections do not say already."""
+    candidates = [tests_sentence(pr), interface_sentence(facts, pr)]
+    return next((c for c in candidates if c and c not in said), candidates[0])
 
 
 def fillable(facts: ChangeFacts | None, pr: PullRequest) -> frozenset[str]:
-    """The sections `finish` writes a sentence for from the facts when the model's own
-    sentences are all found wrong: these may be emptied, never left blank."""
+    """The sections `finish` writes a sentence for from the facts (or, for the headline,
+    takes the PR's title) when the model's own sentences are all found wrong: these may be
+    emptied, never left blank."""
     if facts is None:
         return frozenset()
     fields = set()
@@ -74,6 +93,10 @@ def fillable(facts: ChangeFacts | None, pr: PullRequest) -> frozenset[str]:
         fields.add("what_changed")
     if fact_risk(facts, pr) is not None:
         fields.add("potential_risks")
+    if interface_sentence(facts, pr):
+        fields.add("technical_impact")
+    fields.add("key_insights")  # which tests change with the PR: the diff always says
+    fields.add("headline")  # the PR's own title
     return frozenset(fields)
 
 
@@ -161,14 +184,14 @@ def change_sentence(facts: ChangeFacts, told: set[str | None] | None = None) -> 
     not named as changed: a sentence of their edits says more."""
     moved = {m.old_name for m in facts.moves} | {m.new_name for m in facts.moves}
     phrases = [
-        _phrase("moves", _moves_said(facts, across_files=False)),
-        _phrase("removes", _names(facts.of("removed"), moved)),
-        _phrase("adds", _names(facts.of("added"), moved)),
-        _phrase("changes the signature of", [_code(s.name) for s in facts.signatures]),
-        _phrase("removes", [_setting(s) for s in _settings(facts, "removed")]),
-        _phrase("adds", [_setting(s) for s in _settings(facts, "added")]),
-        _phrase("changes", [
-            _code(d.name) for d in facts.of("changed")
+        phrase("moves", _moves_said(facts, across_files=False)),
+        phrase("removes", _names(facts.of("removed"), moved)),
+        phrase("adds", _names(facts.of("added"), moved)),
+        phrase("changes the signature of", [code(s.name) for s in facts.signatures]),
+        phrase("removes", [setting_named(s) for s in settings_of(facts, "removed")]),
+        phrase("adds", [setting_named(s) for s in settings_of(facts, "added")]),
+        phrase("changes", [
+            code(d.name) for d in facts.of("changed")
             if _plain_change(d, facts) and d.name not in (told or set())
         ]),  # fmt: skip
     ]
@@ -238,16 +261,18 @@ def move_sentence(facts: ChangeFacts) -> str:
     """ "The diff moves the CLI flag `--x` from `a.py` to `b.py`." when the facts hold a
     move; "" otherwise. Lines moved are named by where they went only when no definition or
     setting says it already."""
-    phrase = _phrase("moves", _moves_said(facts, across_files=True))
-    return f"The diff {phrase}." if phrase else ""
+    moves = phrase("moves", _moves_said(facts, across_files=True))
+    return f"The diff {moves}." if moves else ""
 
 
 def _moves_said(facts: ChangeFacts, *, across_files: bool) -> list[str]:
     """What moved: definitions and settings by name, else lines run in another order and,
     `across_files`, lines moved to another file. Lines moved between two hunks of one file are
     bookkeeping: leading with them buries the change."""
-    said = [f"{_code(m.old_name)} to {_code(m.new_file)}" for m in facts.moves]
-    said += [f"{_setting(s)} from `{s.old}` to `{s.file}`" for s in _settings(facts, "moved")]
+    said = [f"{code(m.old_name)} to {code(m.new_file)}" for m in facts.moves]
+    said += [
+        f"{setting_named(s)} from `{s.old}` to `{s.file}`" for s in settings_of(facts, "moved")
+    ]
     return said or [
         _moved_lines(m)
         for m in facts.moved_lines
@@ -258,7 +283,7 @@ def _moves_said(facts: ChangeFacts, *, across_files: bool) -> list[str]:
 
 def _moved_lines(m: MovedLines) -> str:
     if m.reordered:  # the same code run before (or after) what it used to follow
-        first = f" starting {_code(m.text)}" if len(m.text) <= 60 else ""
+        first = f" starting {code(m.text)}" if len(m.text) <= 60 else ""
         when = "earlier" if m.earlier else "later"
         return f"{m.lines} unchanged lines{first} {when} in {_place(m.old_file, m.old_enclosing)}"
     return (
@@ -268,7 +293,7 @@ def _moved_lines(m: MovedLines) -> str:
 
 
 def _place(path: str, enclosing: str | None) -> str:
-    return f"{_code(enclosing)} (`{path}`)" if enclosing else f"`{path}`"
+    return f"{code(enclosing)} (`{path}`)" if enclosing else f"`{path}`"
 
 
 def _plain_change(d: Definition, facts: ChangeFacts) -> bool:
@@ -282,41 +307,10 @@ def _names(defs: list[Definition], moved: set[str]) -> list[str]:
     tops = [d for d in defs if d.name not in moved]
     classes = {d.name for d in tops if d.kind in ("class", "struct")}
     return [
-        _code(d.name)
+        code(d.name)
         for d in tops
         if d.name.rsplit(".", 1)[0] not in classes or d.kind in ("class", "struct")
     ]
-
-
-def _settings(facts: ChangeFacts, change: str, kinds: tuple[str, ...] = ()) -> list[Setting]:
-    """The settings of the code that runs (a test that stops reading a variable changes no
-    user's setting), of `kinds` when given."""
-    return [
-        s
-        for s in facts.settings
-        if s.change == change
-        and s.kind != "CI step"
-        and not is_support_file(s.file)
-        and (not kinds or s.kind in kinds)
-    ]
-
-
-def _setting(s: Setting) -> str:
-    kind = s.kind.split(" (")[0]
-    return f"the {kind} {_code(s.name)}"
-
-
-def _phrase(verb: str, items: list[str]) -> str:
-    items = list(dict.fromkeys(items))
-    if not items:
-        return ""
-    shown, more = items[:_LIST_CAP], len(items) - _LIST_CAP
-    last = f"{more} more" if more > 0 else shown.pop()
-    return f"{verb} {', '.join(shown)} and {last}" if shown else f"{verb} {last}"
-
-
-def _code(name: str) -> str:
-    return f"`{name}`"
 
 
 # -- the risk from the facts -----------------------------------------------------------------
@@ -399,7 +393,7 @@ def fact_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     of a removed, moved or changed setting, callers of a changed signature, code that now
     runs in another order, or the changed code's callers; for a change of tests, docs or CI
     only, that runtime code is untouched."""
-    return _breaking_risk(facts) or _changed_risk(facts, pr)
+    return _breaking_risk(facts) or _raise_risk(facts, pr) or _changed_risk(facts, pr)
 
 
 def _breaking_risk(facts: ChangeFacts) -> FactRisk | None:
@@ -412,7 +406,7 @@ def _breaking_risk(facts: ChangeFacts) -> FactRisk | None:
     if removed:
         them = "them" if len(removed) > 1 else "it"
         return FactRisk(
-            f"Code outside this diff that still uses {_list([_code(n) for n in removed])} "
+            f"Code outside this diff that still uses {listed([code(n) for n in removed])} "
             f"breaks: the PR removes {them}.",
             tuple(removed), breaks=True,
         )  # fmt: skip
@@ -422,14 +416,14 @@ def _breaking_risk(facts: ChangeFacts) -> FactRisk | None:
             f"A caller that still passes `{p}` to `{s.name}` breaks: the parameter is gone.",
             (p, s.name), breaks=True,
         )  # fmt: skip
-    if settings := _settings(facts, "removed", ("config field", "CLI flag")):
-        names = [_code(s.name) for s in settings]
+    if settings := settings_of(facts, "removed", ("config field", "CLI flag")):
+        names = [code(s.name) for s in settings]
         return FactRisk(
-            f"A configuration, script or CI job that still sets {_list(names)} no longer has "
+            f"A configuration, script or CI job that still sets {listed(names)} no longer has "
             "the effect it had.",
             tuple(s.name for s in settings), breaks=True,
         )  # fmt: skip
-    if moved_settings := _settings(facts, "moved"):
+    if moved_settings := settings_of(facts, "moved"):
         s = moved_settings[0]
         kind = s.kind.split(" (")[0]
         # Which parsers include which is a call graph the diff does not show: say both
@@ -444,18 +438,36 @@ def _breaking_risk(facts: ChangeFacts) -> FactRisk | None:
         m for m in facts.moved_lines if m.reordered and not is_support_file(m.old_file)
     ]:
         m = reordered[0]
-        where = f" in {_code(m.old_enclosing)}" if m.old_enclosing else ""
+        where = f" in {code(m.old_enclosing)}" if m.old_enclosing else ""
         when = "before" if m.earlier else "after"
         return FactRisk(
-            f"The lines starting {_code(m.text[:60])}{where} now run {when} the code they "
+            f"The lines starting {code(m.text[:60])}{where} now run {when} the code they "
             "used to follow: inputs that code handled first now meet them in the other order.",
             tuple(n for n in (m.old_enclosing,) if n), breaks=True,
         )  # fmt: skip
     return None
 
 
+def _raise_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
+    """A caller of code that existed before now meets an error where it did not: the first
+    such raise (summarizer/raises.py). One in a definition the PR adds breaks no caller."""
+    added = {d.name for d in facts.of("added")}
+    raises = [r for r in raises_added(pr) if r.enclosing not in added]
+    if not raises:
+        return None
+    r = raises[0]
+    where = f"{code(r.enclosing)} (`{r.file}`)" if r.enclosing else code(r.file)
+    others = len(raises) - 1
+    more = f" (and {others} more new raise{'s' if others > 1 else ''})" if others else ""
+    return FactRisk(
+        f"{where} now raises {code(r.error)} where it did not before{more}: a caller or "
+        "configuration that reached that line now stops with an error.",
+        tuple(n for n in (r.enclosing, r.error) if n), breaks=True,
+    )  # fmt: skip
+
+
 def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
-    if changed_values := [s for s in _settings(facts, "changed") if s.old and s.new]:
+    if changed_values := [s for s in settings_of(facts, "changed") if s.old and s.new]:
         s = changed_values[0]
         return FactRisk(
             f"Anything that relied on `{s.name}` being `{s.old}` now gets `{s.new}`.",
@@ -467,35 +479,29 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
             f"Every caller of `{s.name}` must match its new signature `{s.new}`.",
             (s.name,), exact=True,
         )  # fmt: skip
-    if edits := [e for e in facts.edits if e.old and not is_support_file(e.file)][:1]:
+    # An edit whose old or new core is empty (an argument appended) has no value to compare.
+    valued = [e for e in facts.edits if e.old and all(core(e)) and not is_support_file(e.file)]
+    if edits := valued[:1]:
         return _edit_risk(edits[0], pr)
+    running = {f.filename for f in pr.files if runs_code(f)}
     changed = [
-        d for d in facts.definitions
-        if d.change in ("changed", "added") and not is_support_file(d.file)
+        d for d in facts.definitions if d.change in ("changed", "added") and d.file in running
     ]  # fmt: skip
     if changed:
         d = changed[0]
-        return FactRisk(f"`{d.name}` (`{d.file}`) changes. {_tests_said(pr)}", (d.name,))
-    if only_support_files(pr):
-        named = _list([_code(f.filename) for f in pr.files])
+        return FactRisk(f"`{d.name}` (`{d.file}`) changes. {tests_sentence(pr)}", (d.name,))
+    if pr.files and not running:
+        named = listed([code(f.filename) for f in pr.files])
         verb = "changes" if len(pr.files) == 1 else "change"
         return FactRisk(
-            f"Only {named} {verb} here: tests, docs or CI, not the code that runs in production.",
+            f"Only {named} {verb} here: tests, docs, CI or comments, not the code that runs "
+            "in production.",
             (),
         )
     return None
 
 
 _ASSIGNED = re.compile(r"([\w.]+)\s*[=:]\s*(.+)")
-
-
-def _tests_said(pr: PullRequest) -> str:
-    """Which tests of this PR check its change, or that none does: what a reviewer asks of a
-    change to the code that runs, and the diff answers exactly."""
-    tests = [f.filename for f in pr.files if is_test_file(f.filename)]
-    if not tests:
-        return "No test changes with it in this PR."
-    return f"The PR's only test changes are in {_list([_code(t) for t in tests])}."
 
 
 def _edit_risk(edit: LineEdit, pr: PullRequest) -> FactRisk:
@@ -510,10 +516,6 @@ def _edit_risk(edit: LineEdit, pr: PullRequest) -> FactRisk:
     where = f"`{edit.enclosing}`" if edit.enclosing else f"`{edit.file}`"
     return FactRisk(
         f"{where} now uses `{new}` where it used `{old}`: whatever depended on the value "
-        f"of `{old}` there now gets the value of `{new}`. {_tests_said(pr)}",
+        f"of `{old}` there now gets the value of `{new}`. {tests_sentence(pr)}",
         (new,), exact=True,
     )  # fmt: skip
-
-
-def _list(items: list[str]) -> str:
-    return _phrase("", items).strip()

@@ -455,6 +455,28 @@ def test_a_change_to_docstrings_and_comments_only_is_trivial_at_any_size():
     )  # fmt: skip
     reason = "It rewrites the docstring of `language_model_only`."
     assert decide_type(docstrings, ChangeType.SUBSTANTIAL, reason) == ChangeType.TRIVIAL
+    # A name the docstrings hold is no reason: a docstring is not logic (vLLM #34148).
+    quoted = "It changes how `--limit-mm-per-prompt` is used."
+    assert decide_type(docstrings, ChangeType.SUBSTANTIAL, quoted) == ChangeType.TRIVIAL
+
+
+def test_examples_are_documentation_unless_written_at_length():
+    def with_example(added: int) -> PullRequest:
+        patch = f"@@ -1,1 +1,{added} @@\n-llm = LLM(m)\n" + "".join(
+            f"+step_{i}(llm)\n" for i in range(added)
+        )
+        return PullRequest(
+            repo="o/r", number=34992, title="Show pause_mode='keep' in the RLHF example",
+            url="u", author="a", state="merged",
+            files=(ChangedFile("examples/offline_inference/rlhf.py", additions=added,
+                               deletions=1, patch=patch),),
+        )  # fmt: skip
+
+    reason = "It calls `step_0` on the engine."
+    assert decide_type(with_example(3), ChangeType.SUBSTANTIAL, reason) == ChangeType.TRIVIAL
+    assert decide_type(with_example(150), ChangeType.SUBSTANTIAL, reason) == (
+        ChangeType.SUBSTANTIAL
+    )
 
 
 def test_a_docstring_that_closes_above_changed_code_does_not_hide_the_code():

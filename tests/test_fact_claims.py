@@ -229,3 +229,49 @@ def test_finishing_a_finished_summary_changes_nothing():
     hedged = answer(risks="The change may break the model if it is not implemented correctly.")
     once = finish(hedged, SUBCLASS, facts)
     assert finish(once, SUBCLASS, facts) == once
+
+
+# vLLM #34183's shape: the fix changes one line of an existing test.
+TEST_EDITED = pr_of(
+    "[BugFix] Fix a reference cycle",
+    ChangedFile("vllm/v1/request.py", additions=1, deletions=1, patch=(
+        "@@ -10,3 +10,3 @@ class Request:\n"
+        "-        self.block_hasher = partial(block_hasher, self)\n"
+        "+        self._block_hasher = block_hasher\n")),
+    ChangedFile("tests/v1/core/test_async_scheduler.py", additions=1, deletions=1, patch=(
+        "@@ -40,3 +40,3 @@ def test_prefix_caching_for_multi_turn():\n"
+        "-    req.block_hasher = hasher\n"
+        "+    req._block_hasher = hasher\n")),
+)  # fmt: skip
+
+
+def test_a_test_said_to_be_added_where_the_diff_only_edits_one_contradicts_the_facts():
+    said = "The PR also adds a test to verify that the block hashes are updated."
+    assert [f.explanation for f in contradictions(TEST_EDITED, answer(what=said))] == [
+        "says a test is added, but the diff only changes existing tests"
+    ]
+    new_test = pr_of("Test the cycle", *TEST_EDITED.files, ChangedFile(
+        "tests/v1/test_request.py", status="added", additions=2,
+        patch="@@ -0,0 +1,2 @@\n+def test_no_cycle():\n+    assert True\n"))  # fmt: skip
+    assert contradictions(new_test, answer(what=said)) == []
+    cases = "The PR adds test cases for multi-turn prefix caching."
+    assert contradictions(TEST_EDITED, answer(what=cases)) == []
+
+
+def test_a_change_of_behaviour_claimed_for_docs_and_docstrings_only_contradicts_the_facts():
+    docs = pr_of(
+        "[Doc] Update usage of `--limit-mm-per-prompt`",
+        ChangedFile("docs/features/multimodal_inputs.md", additions=1, deletions=1, patch=(
+            "@@ -1,1 +1,1 @@\n-Use `--limit-mm-per-prompt '{\"image\":2}'`.\n"
+            "+Use `--limit-mm-per-prompt.image 2`.\n")),
+        ChangedFile("vllm/config/multimodal.py", additions=1, deletions=1, patch=(
+            "@@ -55,3 +55,3 @@ class MultiModalConfig:\n     language_model_only: bool = False\n"
+            '-    """If True, disables all multimodal inputs."""\n'
+            '+    """If True, disables every multimodal input."""\n')),
+    )  # fmt: skip
+    said = "It changes the default behavior to disable all multimodal inputs."
+    assert [f.explanation for f in contradictions(docs, answer(what=said))] == [
+        'says "changes the default behavior", but the PR changes only docs, examples, '
+        "comments or docstrings"
+    ]
+    assert contradictions(docs, answer(what="The docs show the flag's dotted form.")) == []

@@ -1,0 +1,61 @@
+"""What code writes in technical_impact and key_insights when the model wrote only padding.
+
+When every sentence of those sections is advice, praise or an invented benefit
+(summarizer/filler.py), the checks take them all out, and the sections are filled from the
+change facts, which are exact. A maintainer reading a digest asks two things the facts answer:
+- does anything a caller or user relies on change: a signature, a flag, a setting, a public
+  definition added or removed (or else, where is the change)?
+- which tests change with it?
+"""
+
+from __future__ import annotations
+
+from bot.core.models import PullRequest
+from summarizer.checks import is_support_file, runs_code
+from summarizer.facts import ChangeFacts, Definition, Setting, short_name
+from summarizer.wording import code, listed, phrase, setting_named, settings_of
+
+
+def interface_sentence(facts: ChangeFacts, pr: PullRequest) -> str:
+    """What callers and users see change: flags and settings, public signatures, public
+    definitions removed or added; else where the change is. "" when the facts name nothing
+    of the code that runs."""
+    parts = [
+        phrase("moves", [_moved(s) for s in settings_of(facts, "moved")]),
+        phrase("removes", [setting_named(s) for s in settings_of(facts, "removed")]),
+        phrase("adds", [setting_named(s) for s in settings_of(facts, "added")]),
+        phrase("changes", [setting_named(s) for s in settings_of(facts, "changed")]),
+        phrase(
+            "changes the signature of",
+            [code(s.name) for s in facts.signatures if _public(s.name, s.file)],
+        ),  # fmt: skip
+        phrase("removes", [code(d.name) for d in _public_defs(facts, "removed")]),
+        phrase("adds", [code(d.name) for d in _public_defs(facts, "added")]),
+    ]
+    said = [p for p in parts if p][:3]
+    if said:
+        return f"For callers and users, the PR {'; '.join(said)}."
+    running = {f.filename for f in pr.files if runs_code(f)}
+    defs = [d for d in facts.definitions if d.file in running]
+    # A method says where the change is more exactly than its class.
+    inside = [code(d.name) for d in defs if not any(o.name.startswith(f"{d.name}.") for o in defs)]
+    # Not "no signature changes": a hunk that starts inside a parameter list hides one.
+    return f"The changed code is in {listed(inside)}." if inside else ""
+
+
+def _moved(s: Setting) -> str:
+    return f"{setting_named(s)} from {code(s.old)} to {code(s.file)}"
+
+
+def _public(name: str, file: str) -> bool:
+    return not is_support_file(file) and not any(
+        part.startswith("_") for part in (short_name(name), name.split(".")[0])
+    )
+
+
+def _public_defs(facts: ChangeFacts, change: str) -> list[Definition]:
+    moved = {m.old_name for m in facts.moves} | {m.new_name for m in facts.moves}
+    defs = [d for d in facts.of(change) if _public(d.name, d.file) and d.name not in moved]
+    # A class's methods come with it: the class is what callers see.
+    classes = {d.name for d in defs if d.kind in ("class", "struct")}
+    return [d for d in defs if d.name.rsplit(".", 1)[0] not in classes or d.name in classes]

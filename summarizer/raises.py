@@ -1,0 +1,55 @@
+"""Errors a PR makes its code raise where it did not: what a reviewer asks about first.
+
+On the dev days 18 of 122 PRs add a `raise` (or a C++ `throw`, a `TORCH_CHECK`) to the code
+that runs. A caller that reached that line before now gets an error, which is the risk a
+reader of the real report is told ("replaces a hard `RuntimeError`", "now fails fast when the
+schema is unsupported"), and the one a small model never names. A raise whose error the PR
+also removes somewhere (a check moved, or reworded) is not new, and is left out.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from bot.core.models import PullRequest
+from summarizer.checks import is_support_file
+from summarizer.facts import enclosing_definition, parse_hunks
+
+_RAISE = re.compile(
+    r"^\s*(?:raise\s+(?P<py>[A-Za-z_][\w.]*)"
+    r"|throw\s+(?:std::)?(?P<cpp>[A-Za-z_]\w*)"
+    r"|(?P<check>TORCH_CHECK|STD_TORCH_CHECK|TORCH_CHECK_NOT_IMPLEMENTED)\s*\()"
+)
+_CODE_SUFFIXES = {".py", ".pyi", ".cpp", ".cc", ".cu", ".cuh", ".h", ".hpp"}
+
+
+@dataclass(frozen=True)
+class RaiseAdded:
+    file: str
+    error: str  # `ValueError`, `std::runtime_error`'s `runtime_error`, or `TORCH_CHECK`
+    enclosing: str | None  # the definition it is raised in, when known
+
+
+def raises_added(pr: PullRequest) -> list[RaiseAdded]:
+    """Each error the PR newly raises in the code that runs, by definition, once."""
+    found: list[RaiseAdded] = []
+    removed_errors: set[str] = set()
+    for f in pr.files:
+        if is_support_file(f.filename) or PurePosixPath(f.filename).suffix not in _CODE_SUFFIXES:
+            continue
+        for hunk in parse_hunks(f.patch or ""):
+            removed_errors |= {
+                _error(m) for r in hunk.old.changed if (m := _RAISE.match(hunk.old.lines[r]))
+            }
+            for row in sorted(hunk.new.changed):
+                if m := _RAISE.match(hunk.new.lines[row]):
+                    where = enclosing_definition(f.filename, hunk, True, row)
+                    found.append(RaiseAdded(f.filename, _error(m), where))
+    new = [r for r in found if r.error not in removed_errors]
+    return list(dict.fromkeys(new))
+
+
+def _error(m: re.Match[str]) -> str:
+    return (m.group("py") or m.group("cpp") or m.group("check") or "").split("(")[0]

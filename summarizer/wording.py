@@ -1,0 +1,56 @@
+"""How code words the sentences it writes from the change facts: names as code, lists of
+them, the settings of the code that runs, and which tests change with a PR."""
+
+from __future__ import annotations
+
+from bot.core.models import PullRequest
+from summarizer.checks import is_support_file, is_test_file
+from summarizer.facts import ChangeFacts, Setting
+
+LIST_CAP = 3  # names in one list of a sentence: more reads as a dump
+
+
+def code(name: str) -> str:
+    return f"`{name}`"
+
+
+def listed(items: list[str]) -> str:
+    """`a`, `b` and `c`; past `LIST_CAP` names, "and N more"."""
+    return phrase("", items).strip()
+
+
+def phrase(verb: str, items: list[str]) -> str:
+    """ "removes `a`, `b` and `c`": the verb and its list, each item once; "" for none."""
+    items = list(dict.fromkeys(items))
+    if not items:
+        return ""
+    shown, more = items[:LIST_CAP], len(items) - LIST_CAP
+    last = f"{more} more" if more > 0 else shown.pop()
+    return f"{verb} {', '.join(shown)} and {last}" if shown else f"{verb} {last}"
+
+
+def settings_of(facts: ChangeFacts, change: str, kinds: tuple[str, ...] = ()) -> list[Setting]:
+    """The settings of the code that runs (a test that stops reading a variable changes no
+    user's setting), of `kinds` when given."""
+    return [
+        s
+        for s in facts.settings
+        if s.change == change
+        and s.kind != "CI step"
+        and not is_support_file(s.file)
+        and (not kinds or s.kind in kinds)
+    ]
+
+
+def setting_named(s: Setting) -> str:
+    kind = s.kind.split(" (")[0]
+    return f"the {kind} {code(s.name)}"
+
+
+def tests_sentence(pr: PullRequest) -> str:
+    """Which tests of this PR check its change, or that none does: what a reviewer asks of a
+    change to the code that runs, and the diff answers exactly."""
+    tests = [f.filename for f in pr.files if is_test_file(f.filename)]
+    if not tests:
+        return "No test changes with it in this PR."
+    return f"The PR's only test changes are in {listed([code(t) for t in tests])}."

@@ -1,0 +1,187 @@
+"""Padding and invented claims are taken out, and code says what the model did not.
+
+Advice to "developers", praise, and benefits nothing in the PR speaks of tell a reader
+nothing about the diff; an acronym spelled out wrong tells them something false. They go
+sentence by sentence (a benefit tacked on to a true clause takes only its clause), and a
+section left with nothing is written from the facts: what callers and users see change, and
+which tests change with the PR. A headline that the facts contradict gives way to the title.
+"""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from bot.app.cli import cli
+from bot.core.models import ChangedFile, ChangeType, PullRequest, SummarySections
+from summarizer.checks import FindingKind, check_answer, remove_sentences
+from summarizer.facts import extract_facts
+from summarizer.filler import invented_benefit, invented_expansion, padding
+from summarizer.finishing import fillable, finish
+from tests.conftest import REPO, make_pr
+from tests.fakes.github import FakeFile
+from tests.test_answer_findings import MOVED_FLAG
+
+
+def pr_of(title: str, *files: ChangedFile, number: int = 1) -> PullRequest:
+    return PullRequest(
+        repo="o/r", number=number, title=title, url="u", author="a", state="merged", files=files
+    )
+
+
+# vLLM #34190's shape: one function sorts its files before it splits them across ranks.
+SORTED = pr_of(
+    "[Bugfix] Sort hf_weights_files in fastsafetensors_weights_iterator",
+    ChangedFile("vllm/model_executor/model_loader/weight_utils.py", additions=1, patch=(
+        "@@ -790,6 +790,7 @@ def fastsafetensors_weights_iterator(\n"
+        "     pg = get_world_group()\n"
+        "+    hf_weights_files = sorted(hf_weights_files, key=_natural_sort_key)\n"
+        "     for f_list in split(hf_weights_files, pg.size()):\n"
+        "         yield from load(f_list)\n")),
+)  # fmt: skip
+
+
+def sections(
+    what: str = "The iterator sorts `hf_weights_files` before it splits them.",
+    impact: str = "Every rank splits the same file order.",
+    risks: str = "A rank that read files in another order loads other weights.",
+    insights: str = "The order of `hf_weights_files` decides which rank loads which file.",
+    headline: str = "Sort weight files before splitting them across ranks",
+) -> SummarySections:
+    return SummarySections(what, impact, risks, insights, headline=headline)
+
+
+def finished(pr: PullRequest, answer: SummarySections) -> SummarySections:
+    facts = extract_facts(pr)
+    found = check_answer(pr, answer, ChangeType.SUBSTANTIAL, facts)
+    return finish(remove_sentences(answer, found, fillable(facts, pr)), pr, facts)
+
+
+def test_advice_that_asks_for_care_is_padding_but_advice_that_names_a_step_is_not():
+    assert padding("Developers should be aware of the potential risks of the change.")
+    assert padding("They should also ensure that the new function is correctly implemented.")
+    assert padding("Users may need to carefully test their setups.")
+    assert padding("The change is a small but important fix.")
+    assert padding("It is a good example of how small changes matter.")
+    assert not padding("Reviewers should look first at `fastsafetensors_weights_iterator`.")
+    assert not padding("Developers should call `update_block_hashes` after extending a prompt.")
+
+
+def test_key_insights_of_advice_alone_are_written_from_the_facts():
+    advice = (
+        "Developers should be aware of the potential risks associated with the PR. "
+        "They should also consider the impact of the change on the model."
+    )
+    out = finished(SORTED, sections(insights=advice))
+    # The facts' risk says already that no test changes with it: the insight says where.
+    assert "No test changes with it in this PR." in out.potential_risks
+    assert out.key_insights == "The changed code is in `fastsafetensors_weights_iterator`."
+    kept = finished(SORTED, sections(insights=f"The ranks split one order. {advice}"))
+    assert kept.key_insights == "The ranks split one order."
+
+
+def test_a_benefit_nothing_in_the_pr_speaks_of_goes_with_its_clause():
+    why, claim = invented_benefit(
+        "The new helper simplifies detection and makes it easier to maintain.", ["Fix a crash"]
+    )
+    assert (why, claim) == (
+        'claims a benefit ("easier to maintain") that nothing in the PR speaks of',
+        "easier to maintain",
+    )
+    said = "The iterator sorts the files, which makes loading more robust."
+    out = finished(SORTED, sections(what=f"The iterator sorts `hf_weights_files`. {said}"))
+    # A fix makes code robust: the title says it fixes something, so the claim stands.
+    assert said in out.what_changed
+    larger = "The change is part of a larger effort to improve the loader."
+    out = finished(SORTED, sections(impact=f"Every rank splits the same file order. {larger}"))
+    assert out.technical_impact == "Every rank splits the same file order."
+
+
+def test_a_benefit_the_author_names_is_no_invention():
+    title = ["[Refactor] Simplify the router registration"]
+    assert invented_benefit("It makes the code easier to maintain.", title) == ("", "")
+    assert invented_benefit("It improves readability.", ["Improve readability of x"]) == ("", "")
+
+
+def test_an_acronym_spelled_out_where_the_pr_never_does_is_cut_to_the_acronym():
+    corpus = "| DCP | Decode Context Parallelism support |"
+    wrong = "The PR adds DCP (Deep Compression) support to the backend docs."
+    assert invented_expansion(wrong, corpus) == (
+        'spells out DCP as "Deep Compression", which the PR never does',
+        "The PR adds DCP support to the backend docs.",
+    )
+    right = "The PR adds DCP (Decode Context Parallelism) support to the backend docs."
+    assert invented_expansion(right, corpus) == ("", "")
+    # Parentheses that are no expansion of the acronym before them are left alone.
+    assert invented_expansion("It loads FP8 (block scales) weights.", corpus) == ("", "")
+
+
+def test_risk_boilerplate_outside_the_risk_section_is_filler():
+    said = "This change does not introduce new bugs but may affect the accuracy of the model."
+    found = check_answer(SORTED, sections(impact=said), ChangeType.SUBSTANTIAL)
+    assert [(f.kind, f.section) for f in found] == [(FindingKind.FILLER, "technical_impact")]
+
+
+def test_a_section_of_padding_gets_what_callers_see_from_the_facts():
+    out = finished(MOVED_FLAG, sections(
+        what="The PR moves `--trust-remote-code` to the dataset parser.",
+        impact="This makes the benchmarks easier to maintain.",
+        insights="Developers should be aware of the new option.",
+    ))  # fmt: skip
+    assert out.technical_impact == (
+        "For callers and users, the PR moves the CLI flag `--trust-remote-code` from "
+        "`vllm/benchmarks/serve.py` to `vllm/benchmarks/datasets.py`."
+    )
+    assert out.key_insights == "No test changes with it in this PR."
+
+
+def test_a_headline_the_facts_contradict_gives_way_to_the_title():
+    revert = pr_of("Revert #34208", *(
+        ChangedFile(f.filename, additions=f.deletions, deletions=f.additions, patch=_reversed(f.patch))
+        for f in MOVED_FLAG.files
+    ), number=34216)  # fmt: skip
+    wrong = sections(headline="Revert #34208: Remove trust-remote-code flag from serve.py")
+    assert finished(revert, wrong).headline == "Revert #34208"
+    right = sections(headline="Revert #34208: move trust-remote-code back to serve.py")
+    assert finished(revert, right).headline == right.headline
+
+
+def test_a_headline_that_only_echoes_the_title_is_never_replaced():
+    echo = sections(headline="Add `--trust-remote-code` to dataset bench args")
+    assert finished(MOVED_FLAG, echo).headline == echo.headline
+
+
+def _reversed(patch: str | None) -> str:
+    """The patch undone: what was added is removed and the reverse (a revert's diff)."""
+    lines = []
+    for line in (patch or "").splitlines():
+        if line.startswith("@@"):
+            old, new = line.split(" ")[1:3]
+            line = line.replace(f"{old} {new}", f"-{new[1:]} +{old[1:]}", 1)
+        elif line[:1] in "+-":
+            line = {"+": "-", "-": "+"}[line[0]] + line[1:]
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def test_a_hosted_models_padding_never_reaches_the_report(env, github, llm):
+    day = "2026-02-09"
+    (patch,) = [f.patch for f in SORTED.files]
+    github.add_pr(REPO, make_pr(34190, f"{day} 10:00:00", title=SORTED.title, file_list=[
+        FakeFile("vllm/model_executor/model_loader/weight_utils.py", patch=patch)]))  # fmt: skip
+    llm.script([("content", json.dumps({
+        "type": "SUBSTANTIAL", "headline": "Sort weight files before splitting them",
+        "what_changed": "The iterator sorts `hf_weights_files` with `_natural_sort_key`.",
+        "technical_impact": "Every rank splits the same order. This is particularly "
+                            "beneficial for applications such as chatbots.",
+        "potential_risks": "A rank that listed files in another order now loads other ones.",
+        "key_insights": "Developers should be aware of the change. The PR is a significant "
+                        "improvement to the codebase.",
+    }))] * 2)  # fmt: skip
+    result = CliRunner().invoke(cli, ["report", "--date", day, "--json"])
+    assert result.exit_code == 0, result.output
+    (entry,) = json.loads(result.stdout)["pull_requests"]
+    summary = entry["summary"]
+    assert summary["technical_impact"] == "Every rank splits the same order."
+    assert summary["key_insights"] == "The changed code is in `fastsafetensors_weights_iterator`."

@@ -1,0 +1,75 @@
+"""An error the PR makes existing code raise is the risk a reviewer checks first: a caller
+that reached that line now stops. A raise in a definition the PR adds breaks no caller, and
+one the PR moves (its error removed elsewhere) is not new."""
+
+from __future__ import annotations
+
+from bot.core.models import ChangedFile, PullRequest
+from summarizer.facts import extract_facts
+from summarizer.finishing import fact_risk
+from summarizer.raises import RaiseAdded, raises_added
+
+
+def pr_of(*files: ChangedFile) -> PullRequest:
+    return PullRequest(
+        repo="o/r", number=34973, title="Enforce that `model` is the first positional arg",
+        url="u", author="a", state="merged", files=files,
+    )  # fmt: skip
+
+
+# vLLM #34973's shape: an existing parser method gains a check that raises.
+CHECKED = ChangedFile("vllm/utils/argparse_utils.py", additions=3, patch=(
+    "@@ -219,6 +219,9 @@ class FlexibleArgumentParser(ArgumentParser):\n"
+    "             except StopIteration:\n"
+    "                 pass\n"
+    "+            if served_name_without_model(args):\n"
+    "+                raise ValueError(\n"
+    "+                    '`model` should be the first positional argument')\n"
+    "         return super().parse_args(args, namespace)\n"))  # fmt: skip
+
+
+def test_an_error_raised_in_existing_code_is_the_facts_risk():
+    pr = pr_of(CHECKED)
+    assert raises_added(pr) == [
+        RaiseAdded("vllm/utils/argparse_utils.py", "ValueError", "FlexibleArgumentParser")
+    ]
+    risk = fact_risk(extract_facts(pr), pr)
+    assert risk is not None and risk.sentence == (
+        "`FlexibleArgumentParser` (`vllm/utils/argparse_utils.py`) now raises `ValueError` "
+        "where it did not before: a caller or configuration that reached that line now stops "
+        "with an error."
+    )
+
+
+def test_a_raise_in_a_new_definition_breaks_no_caller():
+    new_function = ChangedFile("vllm/score/utils.py", additions=4, patch=(
+        "@@ -53,3 +53,7 @@ def compute_maxsim_score(q, d):\n"
+        "     return scores.sum()\n \n \n"
+        "+def compute_maxsim_scores(qs, ds):\n"
+        "+    if len(qs) != len(ds):\n"
+        "+        raise ValueError('q_embs and d_embs must have the same length')\n"
+        "+    return [compute_maxsim_score(q, d) for q, d in zip(qs, ds)]\n"))  # fmt: skip
+    pr = pr_of(new_function)
+    risk = fact_risk(extract_facts(pr), pr)
+    assert risk is None or "raises" not in risk.sentence
+
+
+def test_a_raise_moved_or_reworded_is_not_new_and_tests_do_not_count():
+    moved = ChangedFile("vllm/backend.py", additions=2, deletions=2, patch=(
+        "@@ -10,6 +10,6 @@ def validate(schema):\n"
+        "+    if unsupported(schema):\n+        raise ValueError('unsupported')\n"
+        "     compile_grammar(schema)\n"
+        "-    if unsupported(schema):\n-        raise ValueError('not supported')\n"))  # fmt: skip
+    a_test = ChangedFile("tests/test_backend.py", additions=1, patch=(
+        "@@ -1,2 +1,3 @@ def test_x():\n     pass\n+    raise RuntimeError('boom')\n"))  # fmt: skip
+    assert raises_added(pr_of(moved, a_test)) == []
+
+
+def test_cpp_throws_and_torch_checks_are_raises_too():
+    kernel = ChangedFile("csrc/moe/router_gemm.cu", additions=2, patch=(
+        "@@ -40,3 +40,6 @@ void router_gemm(torch::Tensor out, torch::Tensor a) {\n"
+        "+  TORCH_CHECK(a.dtype() == torch::kBFloat16, \"a must be bf16\");\n"
+        "+  if (n == 0)\n"
+        "+    throw std::invalid_argument(\"n must be positive\");\n"
+        "   launch(out, a);\n"))  # fmt: skip
+    assert [r.error for r in raises_added(pr_of(kernel))] == ["TORCH_CHECK", "invalid_argument"]
