@@ -51,6 +51,7 @@ from summarizer.claims import (
 from summarizer.fact_claims import (
     FactEvidence,
     called_effect,
+    called_new_setting,
     called_test_added,
     contradiction,
     fact_evidence,
@@ -536,7 +537,11 @@ def _no_effect(field: str, sentence: str, effect: str) -> list[Finding]:
 def _contradicted(field: str, sentence: str, against: FactEvidence) -> list[Finding]:
     claimed = dict(_named_changes(sentence))
     found = [contradiction(s, claimed.get(s.code, ""), sentence, against) for s in spans(sentence)]
-    found += [called_test_added(sentence, against), called_effect(sentence, against)]
+    found += [
+        called_test_added(sentence, against),
+        called_effect(sentence, against),
+        called_new_setting(sentence, against),
+    ]
     return [
         Finding(FindingKind.CONTRADICTS_FACTS, field, sentence, why)
         for why in dict.fromkeys(found)

@@ -96,6 +96,28 @@ _TEST_ADDED = re.compile(
 _TEST_DEF = re.compile(r"(?:\bdef test_\w+|\bTEST(?:_F|_P)?\()")
 
 
+# "introduces a new configuration option", "a new CLI flag": a setting called new, unnamed.
+_NEW_SETTING = re.compile(
+    r"\bnew (?:configuration |config |cli |command[- ]line )?(?:options?|flags?|arguments?|"
+    r"settings?)\b",
+    re.IGNORECASE,
+)
+
+
+def called_new_setting(sentence: str, ev: FactEvidence) -> str:
+    """ "introduces a new configuration option" where the PR's settings only move (vLLM #34208
+    moved `--trust-remote-code` from one parser to another)."""
+    settings = [s for s in ev.facts.settings if s.kind != "CI step"]
+    if not _NEW_SETTING.search(sentence) or not settings or _MOVE_WORD.search(sentence):
+        return ""
+    if any(f"`{s.name}`" in sentence for s in settings):
+        return ""  # named: `called_moved` reads the claim about it
+    if all(s.change == "moved" for s in settings):
+        moved = ", ".join(f"`{s.name}`" for s in settings[:3])
+        return f"calls a setting new, but the diff only moves {moved}"
+    return ""
+
+
 def called_test_added(sentence: str, ev: FactEvidence) -> str:
     """ "The PR also adds a test" where no test file or test function is new."""
     if not _TEST_ADDED.search(sentence) or ev.tests_added:

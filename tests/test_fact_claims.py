@@ -186,23 +186,28 @@ def test_the_facts_risk_names_the_tests_the_pr_changes_with_the_code():
     )
 
 
-def test_a_hosted_models_contradicted_sentences_never_reach_the_report(env, github, llm):
+def reported_summary(github, llm, pr: PullRequest, answer: dict) -> dict:
+    """The summary `prdigest report` writes of `pr`, merged on the day, when a hosted model
+    answers `answer` (and the same again, should the checks ask once more)."""
     day = "2026-02-09"
-    (patch,) = [f.patch for f in SUBCLASS.files]
-    github.add_pr(REPO, make_pr(34198, f"{day} 10:00:00", title=SUBCLASS.title, file_list=[
-        FakeFile("vllm/model_executor/models/qwen3_5.py", patch=patch)]))  # fmt: skip
-    llm.script([("content", json.dumps({
+    files = [FakeFile(f.filename, patch=f.patch) for f in pr.files]
+    github.add_pr(REPO, make_pr(pr.number, f"{day} 10:00:00", title=pr.title, file_list=files))
+    llm.script([("content", json.dumps(answer))] * 2)
+    result = CliRunner().invoke(cli, ["report", "--date", day, "--json"])
+    assert result.exit_code == 0, result.output
+    (entry,) = json.loads(result.stdout)["pull_requests"]
+    return entry["summary"]
+
+
+def test_a_hosted_models_contradicted_sentences_never_reach_the_report(env, github, llm):
+    summary = reported_summary(github, llm, SUBCLASS, {
         "type": "SUBSTANTIAL", "headline": "Qwen3.5 builds the rule its forward needs",
         "what_changed": "It modifies the `Qwen3NextGatedDeltaNet` class to use the attribute.",
         "technical_impact": "Qwen3.5 models get `chunk_gated_delta_rule` at construction.",
         "potential_risks": "The change may break the model if `ChunkGatedDeltaRule` is not "
                            "implemented correctly.",
         "key_insights": "A subclass must build what its inherited forward reads.",
-    }))] * 2)  # fmt: skip
-    result = CliRunner().invoke(cli, ["report", "--date", day, "--json"])
-    assert result.exit_code == 0, result.output
-    (entry,) = json.loads(result.stdout)["pull_requests"]
-    summary = entry["summary"]
+    })  # fmt: skip
     assert summary["what_changed"] == (
         "In `Qwen3_5GatedDeltaNet`, `self.chunk_gated_delta_rule = ChunkGatedDeltaRule()` is added."
     )
@@ -275,3 +280,12 @@ def test_a_change_of_behaviour_claimed_for_docs_and_docstrings_only_contradicts_
         "comments or docstrings"
     ]
     assert contradictions(docs, answer(what="The docs show the flag's dotted form.")) == []
+
+
+def test_a_moved_setting_called_a_new_option_in_words_contradicts_the_facts():
+    said = "It introduces a new configuration option for the dataset benchmarks."
+    assert [f.explanation for f in contradictions(MOVED_FLAG, answer(what=said))] == [
+        "calls a setting new, but the diff only moves `--trust-remote-code`"
+    ]
+    moved = "It moves the option to the dataset parser, where it is a new option there."
+    assert contradictions(MOVED_FLAG, answer(what=moved)) == []

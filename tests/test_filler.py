@@ -9,19 +9,15 @@ which tests change with the PR. A headline that the facts contradict gives way t
 
 from __future__ import annotations
 
-import json
+from dataclasses import replace
 
-from click.testing import CliRunner
-
-from bot.app.cli import cli
 from bot.core.models import ChangedFile, ChangeType, PullRequest, SummarySections
 from summarizer.checks import FindingKind, check_answer, remove_sentences
 from summarizer.facts import extract_facts
 from summarizer.filler import invented_benefit, invented_expansion, padding
 from summarizer.finishing import fillable, finish
-from tests.conftest import REPO, make_pr
-from tests.fakes.github import FakeFile
 from tests.test_answer_findings import MOVED_FLAG
+from tests.test_fact_claims import reported_summary
 
 
 def pr_of(title: str, *files: ChangedFile, number: int = 1) -> PullRequest:
@@ -166,11 +162,7 @@ def _reversed(patch: str | None) -> str:
 
 
 def test_a_hosted_models_padding_never_reaches_the_report(env, github, llm):
-    day = "2026-02-09"
-    (patch,) = [f.patch for f in SORTED.files]
-    github.add_pr(REPO, make_pr(34190, f"{day} 10:00:00", title=SORTED.title, file_list=[
-        FakeFile("vllm/model_executor/model_loader/weight_utils.py", patch=patch)]))  # fmt: skip
-    llm.script([("content", json.dumps({
+    summary = reported_summary(github, llm, replace(SORTED, number=34190), {
         "type": "SUBSTANTIAL", "headline": "Sort weight files before splitting them",
         "what_changed": "The iterator sorts `hf_weights_files` with `_natural_sort_key`.",
         "technical_impact": "Every rank splits the same order. This is particularly "
@@ -178,10 +170,6 @@ def test_a_hosted_models_padding_never_reaches_the_report(env, github, llm):
         "potential_risks": "A rank that listed files in another order now loads other ones.",
         "key_insights": "Developers should be aware of the change. The PR is a significant "
                         "improvement to the codebase.",
-    }))] * 2)  # fmt: skip
-    result = CliRunner().invoke(cli, ["report", "--date", day, "--json"])
-    assert result.exit_code == 0, result.output
-    (entry,) = json.loads(result.stdout)["pull_requests"]
-    summary = entry["summary"]
+    })  # fmt: skip
     assert summary["technical_impact"] == "Every rank splits the same order."
     assert summary["key_insights"] == "The changed code is in `fastsafetensors_weights_iterator`."

@@ -164,8 +164,17 @@ def test_a_test_only_change_says_which_files_and_that_production_code_is_untouch
         )
     )
     assert risk_sentence(extract_facts(tests_only), tests_only) == (
-        "Only `tests/test_a.py` changes here: tests, docs or CI, not the code that runs in "
-        "production."
+        "Only `tests/test_a.py` changes here: tests, docs, CI or comments, not the code that "
+        "runs in production."
+    )
+    # A source file whose only change is its comments runs as it did.
+    comments = pr_of(
+        ChangedFile("vllm/a.py", additions=1, deletions=1, patch="@@ -1 +1 @@\n-# old\n+# new\n"),
+        *tests_only.files,
+    )
+    assert risk_sentence(extract_facts(comments), comments) == (
+        "Only `vllm/a.py` and `tests/test_a.py` change here: tests, docs, CI or comments, not "
+        "the code that runs in production."
     )
 
 
