@@ -60,7 +60,7 @@ from summarizer.fact_claims import (
 )
 from summarizer.facts import ChangeFacts
 from summarizer.filler import invented_benefit, invented_expansion, padding
-from summarizer.prose import only_prose
+from summarizer.prose import COMMENT_LINE, only_prose
 from summarizer.repetition import sentences
 
 
@@ -102,6 +102,7 @@ class _Evidence:
     context: tuple[str, ...]  # normalized unchanged lines and hunk headers' enclosing names
     lines: tuple[str, ...]  # every normalized diff, title and description line
     terms: frozenset[str]  # the words of the title, file names and changed lines
+    said: tuple[str, ...]  # the author's own words: title, description, changed comments
 
 
 def split_sentences(text: str) -> list[str]:
@@ -124,6 +125,11 @@ def _evidence(pr: PullRequest) -> _Evidence:
             _terms(
                 " ".join([pr.title, *(f.filename for f in pr.files), *sides.added, *sides.removed])
             )
+        ),
+        said=(
+            pr.title,
+            pr.body or "",
+            *(line for line in (*sides.added, *sides.removed) if _commented(line)),
         ),
     )
 
@@ -463,11 +469,8 @@ def _padded(field: str, sentence: str, evidence: _Evidence) -> list[Finding]:
     # The risk section's padding is its own finding (EMPTY_RISK), and gives way to the facts.
     if field != "potential_risks" and (why := padding(sentence) or _risk_boilerplate(sentence)):
         return [Finding(FindingKind.FILLER, field, sentence, why)]
-    pr = evidence.pr
     findings = []
-    said = [pr.title, pr.body or "", *(line for line in (*evidence.added, *evidence.removed)
-                                       if _COMMENT.match(line))]  # fmt: skip
-    why, claim = invented_benefit(sentence, said)
+    why, claim = invented_benefit(sentence, evidence.said)
     if why:
         trimmed = _without_claim(sentence, claim)
         findings.append(Finding(FindingKind.INVENTED, field, sentence, why, trimmed))
@@ -484,7 +487,9 @@ def _risk_boilerplate(sentence: str) -> str:
     return ""
 
 
-_COMMENT = re.compile(r"^\s*(?:#|//|/?\*|\"\"\"|\'\'\')")  # said in the code's own words
+def _commented(line: str) -> bool:
+    """A comment or a docstring's first line: what the code's author says in its own words."""
+    return bool(COMMENT_LINE.match(line)) or line.lstrip().startswith(('"""', "'''"))
 
 
 # --- 4. NO_EFFECT_CLAIMED: "no behaviour change" where the facts show one ---------------------

@@ -19,6 +19,7 @@ its clause. None of these is worth a regeneration: the same model pads the same 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 # "Developers should be aware of …", "They should also ensure …", "users may need to test …":
 # advice whose verb asks for care, not for a step this PR calls for ("Reviewers should look
@@ -103,7 +104,7 @@ def padding(sentence: str) -> str:
     return ""
 
 
-def invented_benefit(sentence: str, said: list[str]) -> tuple[str, str]:
+def invented_benefit(sentence: str, said: Sequence[str]) -> tuple[str, str]:
     """(why, the matched claim) for a benefit that nothing the PR's author `said` (title,
     description, changed comments) speaks of; ("", "") when there is none or it is said."""
     for m in _BENEFIT.finditer(sentence):
@@ -113,7 +114,7 @@ def invented_benefit(sentence: str, said: list[str]) -> tuple[str, str]:
     return "", ""
 
 
-def _benefit_said(claim: str, said: list[str]) -> bool:
+def _benefit_said(claim: str, said: Sequence[str]) -> bool:
     text = " ".join(said).lower()
     lowered = claim.lower()
     for word, stems in _BENEFIT_STEMS.items():

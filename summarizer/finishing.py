@@ -31,7 +31,17 @@ from summarizer.facts import ChangeFacts, Definition, MovedLines, short_name
 from summarizer.insight import interface_sentence
 from summarizer.line_edits import LineEdit, core
 from summarizer.raises import raises_added
-from summarizer.wording import code, listed, phrase, setting_named, settings_of, tests_sentence
+from summarizer.wording import (
+    code,
+    listed,
+    moved_names,
+    moved_setting,
+    named_definitions,
+    phrase,
+    setting_named,
+    settings_of,
+    tests_sentence,
+)
 
 # A "what changed" that names fewer grounded names than this gets the sentence from the facts.
 NAMED_ENOUGH = 3
@@ -63,8 +73,9 @@ def finish(
         # A move read as an addition (or a removal) is the mechanism told wrong.
         what = f"{moves} {what}"
     risks = risk_text(sections.potential_risks, facts, pr, change_type, corpus)
-    impact = sections.technical_impact or interface_sentence(facts, pr)
-    insights = sections.key_insights or _insight(facts, pr, f"{risks} {impact}")
+    interface = interface_sentence(facts, pr)
+    impact = sections.technical_impact or interface
+    insights = sections.key_insights or _insight(pr, interface, f"{risks} {impact}")
     return replace(
         sections,
         headline=sections.headline or pr.title,  # one the facts contradict gives way
@@ -75,10 +86,10 @@ def finish(
     )
 
 
-def _insight(facts: ChangeFacts, pr: PullRequest, said: str) -> str:
+def _insight(pr: PullRequest, interface: str, said: str) -> str:
     """key_insights written by code, where the model's were all padding: which tests change
     with the PR, or else what callers see, whichever the other sections do not say already."""
-    candidates = [tests_sentence(pr), interface_sentence(facts, pr)]
+    candidates = [tests_sentence(pr), interface]
     return next((c for c in candidates if c and c not in said), candidates[0])
 
 
@@ -182,11 +193,11 @@ def change_sentence(facts: ChangeFacts, told: set[str | None] | None = None) -> 
     """ "The diff removes `a` and `b`; adds `c`; changes the signature of `d`." from the facts,
     or "" when they hold no definition, signature, move or setting. Definitions in `told` are
     not named as changed: a sentence of their edits says more."""
-    moved = {m.old_name for m in facts.moves} | {m.new_name for m in facts.moves}
+    moved = moved_names(facts)
     phrases = [
         phrase("moves", _moves_said(facts, across_files=False)),
-        phrase("removes", _names(facts.of("removed"), moved)),
-        phrase("adds", _names(facts.of("added"), moved)),
+        phrase("removes", named_definitions(facts.of("removed"), moved)),
+        phrase("adds", named_definitions(facts.of("added"), moved)),
         phrase("changes the signature of", [code(s.name) for s in facts.signatures]),
         phrase("removes", [setting_named(s) for s in settings_of(facts, "removed")]),
         phrase("adds", [setting_named(s) for s in settings_of(facts, "added")]),
@@ -270,9 +281,7 @@ def _moves_said(facts: ChangeFacts, *, across_files: bool) -> list[str]:
     `across_files`, lines moved to another file. Lines moved between two hunks of one file are
     bookkeeping: leading with them buries the change."""
     said = [f"{code(m.old_name)} to {code(m.new_file)}" for m in facts.moves]
-    said += [
-        f"{setting_named(s)} from `{s.old}` to `{s.file}`" for s in settings_of(facts, "moved")
-    ]
+    said += [moved_setting(s) for s in settings_of(facts, "moved")]
     return said or [
         _moved_lines(m)
         for m in facts.moved_lines
@@ -302,15 +311,6 @@ def _plain_change(d: Definition, facts: ChangeFacts) -> bool:
     return d.kind != "class" and d.name not in {s.name for s in facts.signatures}
 
 
-def _names(defs: list[Definition], moved: set[str]) -> list[str]:
-    # A class's own methods are listed with it in the facts; the sentence names the class.
-    tops = [d for d in defs if d.name not in moved]
-    classes = {d.name for d in tops if d.kind in ("class", "struct")}
-    return [
-        code(d.name)
-        for d in tops
-        if d.name.rsplit(".", 1)[0] not in classes or d.kind in ("class", "struct")
-    ]
 
 
 # -- the risk from the facts -----------------------------------------------------------------

@@ -12,8 +12,17 @@ from __future__ import annotations
 
 from bot.core.models import PullRequest
 from summarizer.checks import is_support_file, runs_code
-from summarizer.facts import ChangeFacts, Definition, Setting, short_name
-from summarizer.wording import code, listed, phrase, setting_named, settings_of
+from summarizer.facts import ChangeFacts, short_name
+from summarizer.wording import (
+    code,
+    listed,
+    moved_names,
+    moved_setting,
+    named_definitions,
+    phrase,
+    setting_named,
+    settings_of,
+)
 
 
 def interface_sentence(facts: ChangeFacts, pr: PullRequest) -> str:
@@ -21,7 +30,7 @@ def interface_sentence(facts: ChangeFacts, pr: PullRequest) -> str:
     definitions removed or added; else where the change is. "" when the facts name nothing
     of the code that runs."""
     parts = [
-        phrase("moves", [_moved(s) for s in settings_of(facts, "moved")]),
+        phrase("moves", [moved_setting(s) for s in settings_of(facts, "moved")]),
         phrase("removes", [setting_named(s) for s in settings_of(facts, "removed")]),
         phrase("adds", [setting_named(s) for s in settings_of(facts, "added")]),
         phrase("changes", [setting_named(s) for s in settings_of(facts, "changed")]),
@@ -29,8 +38,8 @@ def interface_sentence(facts: ChangeFacts, pr: PullRequest) -> str:
             "changes the signature of",
             [code(s.name) for s in facts.signatures if _public(s.name, s.file)],
         ),  # fmt: skip
-        phrase("removes", [code(d.name) for d in _public_defs(facts, "removed")]),
-        phrase("adds", [code(d.name) for d in _public_defs(facts, "added")]),
+        phrase("removes", _public_defs(facts, "removed")),
+        phrase("adds", _public_defs(facts, "added")),
     ]
     said = [p for p in parts if p][:3]
     if said:
@@ -43,19 +52,12 @@ def interface_sentence(facts: ChangeFacts, pr: PullRequest) -> str:
     return f"The changed code is in {listed(inside)}." if inside else ""
 
 
-def _moved(s: Setting) -> str:
-    return f"{setting_named(s)} from {code(s.old)} to {code(s.file)}"
-
-
 def _public(name: str, file: str) -> bool:
     return not is_support_file(file) and not any(
         part.startswith("_") for part in (short_name(name), name.split(".")[0])
     )
 
 
-def _public_defs(facts: ChangeFacts, change: str) -> list[Definition]:
-    moved = {m.old_name for m in facts.moves} | {m.new_name for m in facts.moves}
-    defs = [d for d in facts.of(change) if _public(d.name, d.file) and d.name not in moved]
-    # A class's methods come with it: the class is what callers see.
-    classes = {d.name for d in defs if d.kind in ("class", "struct")}
-    return [d for d in defs if d.name.rsplit(".", 1)[0] not in classes or d.name in classes]
+def _public_defs(facts: ChangeFacts, change: str) -> list[str]:
+    public = [d for d in facts.of(change) if _public(d.name, d.file)]
+    return named_definitions(public, moved_names(facts))

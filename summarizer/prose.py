@@ -19,7 +19,7 @@ from tree_sitter import Language, Node, Parser
 from bot.core.models import ChangedFile
 from summarizer.facts import parse_hunks
 
-_COMMENT = re.compile(r"^\s*(?:#|//|/\*|\*(?:\s|/|$))")  # `*ptr = x;` is code
+COMMENT_LINE = re.compile(r"^\s*(?:#|//|/\*|\*(?:\s|/|$))")  # `*ptr = x;` is code
 # A docstring is triple-quoted; a one-line string alone on its line is a piece of a call's
 # argument that the fragment cut off.
 _TRIPLE_START = re.compile(rb"""[rRbBuUfF]{0,2}(?:\"\"\"|''')""")
@@ -76,7 +76,7 @@ def _prose_rows(lines: list[str], changed: set[int], python: bool) -> bool:
     in_doc = _inside_docstring(lines) if python else [False] * len(lines)
     for row in changed:
         line = lines[row]
-        if not line.strip() or _COMMENT.match(line):
+        if not line.strip() or COMMENT_LINE.match(line):
             continue
         if not in_doc[row]:
             return False

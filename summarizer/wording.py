@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bot.core.models import PullRequest
 from summarizer.checks import is_support_file, is_test_file
-from summarizer.facts import ChangeFacts, Setting
+from summarizer.facts import ChangeFacts, Definition, Setting
 
 LIST_CAP = 3  # names in one list of a sentence: more reads as a dump
 
@@ -29,6 +29,23 @@ def phrase(verb: str, items: list[str]) -> str:
     return f"{verb} {', '.join(shown)} and {last}" if shown else f"{verb} {last}"
 
 
+def moved_names(facts: ChangeFacts) -> set[str]:
+    """The definitions that moved, by their old and new names: neither removed nor added."""
+    return {m.old_name for m in facts.moves} | {m.new_name for m in facts.moves}
+
+
+def named_definitions(defs: list[Definition], moved: set[str]) -> list[str]:
+    """The definitions as code, moved ones left out; a class's own methods are named by the
+    class, which is what a reader looks up."""
+    tops = [d for d in defs if d.name not in moved]
+    classes = {d.name for d in tops if d.kind in ("class", "struct")}
+    return [
+        code(d.name)
+        for d in tops
+        if d.name.rsplit(".", 1)[0] not in classes or d.kind in ("class", "struct")
+    ]
+
+
 def settings_of(facts: ChangeFacts, change: str, kinds: tuple[str, ...] = ()) -> list[Setting]:
     """The settings of the code that runs (a test that stops reading a variable changes no
     user's setting), of `kinds` when given."""
@@ -45,6 +62,11 @@ def settings_of(facts: ChangeFacts, change: str, kinds: tuple[str, ...] = ()) ->
 def setting_named(s: Setting) -> str:
     kind = s.kind.split(" (")[0]
     return f"the {kind} {code(s.name)}"
+
+
+def moved_setting(s: Setting) -> str:
+    """ "the CLI flag `--x` from `a.py` to `b.py`" """
+    return f"{setting_named(s)} from {code(s.old)} to {code(s.file)}"
 
 
 def tests_sentence(pr: PullRequest) -> str:

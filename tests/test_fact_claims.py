@@ -41,6 +41,11 @@ def contradictions(pr: PullRequest, sections: SummarySections) -> list[Finding]:
     return [f for f in found if f.kind == FindingKind.CONTRADICTS_FACTS]
 
 
+def explained(pr: PullRequest, **said: str) -> list[str]:
+    """What the facts say against the answer with these sections, one line a finding."""
+    return [f.explanation for f in contradictions(pr, answer(**said))]
+
+
 # vLLM #33936: `find_class_in_ast` moves within its file (and gains a check); `dcp_column` is new.
 DOCS_TOOL = pr_of("[Doc] Add DCP column", ChangedFile("tools/gen_docs.py", additions=6, deletions=4, patch=(
     "@@ -1,8 +1,4 @@ import ast\n"
@@ -64,7 +69,7 @@ def test_a_function_that_existed_before_called_new_contradicts_the_facts():
 
 def test_a_method_on_an_unchanged_line_called_a_new_addition_contradicts_the_diff():
     said = "The `update` method is also a new addition to the class."
-    assert [f.explanation for f in contradictions(DETOKENIZER, answer(risks=said))] == [
+    assert explained(DETOKENIZER, risks=said) == [
         "calls `update` new, but the diff shows it only on unchanged lines"
     ]
     fine = "The `num_output_tokens` method is a new addition to the class."
@@ -73,7 +78,7 @@ def test_a_method_on_an_unchanged_line_called_a_new_addition_contradicts_the_dif
 
 def test_a_moved_flag_called_added_or_removed_contradicts_the_facts_but_the_title_may_say_it():
     said = "The PR adds a new argument `--trust-remote-code` to the dataset benchmark arguments."
-    assert [f.explanation for f in contradictions(MOVED_FLAG, answer(what=said))] == [
+    assert explained(MOVED_FLAG, what=said) == [
         "says `--trust-remote-code` is added, but the diff moves it from "
         "vllm/benchmarks/serve.py to vllm/benchmarks/datasets.py"
     ]
@@ -119,7 +124,7 @@ def test_a_keyword_passed_at_a_call_called_a_new_parameter_contradicts_the_signa
 
 def test_a_method_the_diff_only_calls_on_an_unchanged_line_is_not_said_to_be_modified():
     said = "It does so by modifying the `_build_attention_metadata` method."
-    assert [f.explanation for f in contradictions(PASSED_AT_A_CALL, answer(what=said))] == [
+    assert explained(PASSED_AT_A_CALL, what=said) == [
         "says `_build_attention_metadata` is changed, but the diff shows it only on unchanged lines"
     ]
     # The class whose lines change may be said to change.
@@ -137,7 +142,7 @@ SUBCLASS = pr_of("[Bugfix] Adopt `ChunkGatedDeltaRule` for Qwen3.5", ChangedFile
 
 def test_a_base_class_the_diff_only_shows_is_not_changed_but_the_class_that_is_may_be_said_so():
     said = "It modifies the `Qwen3NextGatedDeltaNet` class to use the new attribute."
-    assert [f.explanation for f in contradictions(SUBCLASS, answer(what=said))] == [
+    assert explained(SUBCLASS, what=said) == [
         "says `Qwen3NextGatedDeltaNet` is changed, but the diff shows it only on unchanged lines"
     ]
     right = "It modifies the `Qwen3_5GatedDeltaNet` class: it sets `chunk_gated_delta_rule`."
@@ -219,7 +224,7 @@ def test_a_hosted_models_contradicted_sentences_never_reach_the_report(env, gith
 
 def test_a_parameter_said_to_be_added_to_a_function_whose_signature_stays_contradicts():
     said = "It adds a new parameter to the `_build_attention_metadata` method."
-    assert [f.explanation for f in contradictions(PASSED_AT_A_CALL, answer(what=said))] == [
+    assert explained(PASSED_AT_A_CALL, what=said) == [
         "says `_build_attention_metadata` gains a parameter, but its signature does not change "
         "in the diff"
     ]
@@ -252,7 +257,7 @@ TEST_EDITED = pr_of(
 
 def test_a_test_said_to_be_added_where_the_diff_only_edits_one_contradicts_the_facts():
     said = "The PR also adds a test to verify that the block hashes are updated."
-    assert [f.explanation for f in contradictions(TEST_EDITED, answer(what=said))] == [
+    assert explained(TEST_EDITED, what=said) == [
         "says a test is added, but the diff only changes existing tests"
     ]
     new_test = pr_of("Test the cycle", *TEST_EDITED.files, ChangedFile(
@@ -275,7 +280,7 @@ def test_a_change_of_behaviour_claimed_for_docs_and_docstrings_only_contradicts_
             '+    """If True, disables every multimodal input."""\n')),
     )  # fmt: skip
     said = "It changes the default behavior to disable all multimodal inputs."
-    assert [f.explanation for f in contradictions(docs, answer(what=said))] == [
+    assert explained(docs, what=said) == [
         'says "changes the default behavior", but the PR changes only docs, examples, '
         "comments or docstrings"
     ]
@@ -284,7 +289,7 @@ def test_a_change_of_behaviour_claimed_for_docs_and_docstrings_only_contradicts_
 
 def test_a_moved_setting_called_a_new_option_in_words_contradicts_the_facts():
     said = "It introduces a new configuration option for the dataset benchmarks."
-    assert [f.explanation for f in contradictions(MOVED_FLAG, answer(what=said))] == [
+    assert explained(MOVED_FLAG, what=said) == [
         "calls a setting new, but the diff only moves `--trust-remote-code`"
     ]
     moved = "It moves the option to the dataset parser, where it is a new option there."
