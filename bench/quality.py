@@ -58,6 +58,7 @@ from summarizer.checks import check_answer, decide_type, remove_sentences  # noq
 from summarizer.claims import backticked_names, check_names  # noqa: E402
 from summarizer.facts import extract_facts  # noqa: E402
 from summarizer.finishing import fillable, finish  # noqa: E402
+from summarizer.prompt import COMPACT_PROMPT_VERSION  # noqa: E402
 from summarizer.repetition import find_repetition  # noqa: E402
 from tests.fakes.github import FakeFile, FakeGitHub, FakePR  # noqa: E402
 
@@ -380,7 +381,8 @@ def stored_totals(store: Store, rows: list[dict], code_steps: bool = False) -> T
             # Today's facts and type rule over the model's own type, as its answer gave it.
             facts = extract_facts(pr)
             kind = decide_type(pr, _model_type(calls) or kind, sections.what_changed, facts)
-            findings = check_answer(pr, sections, kind, facts)
+            small = summary.prompt_version == COMPACT_PROMPT_VERSION
+            findings = check_answer(pr, sections, kind, facts, small_model=small)
             sections = remove_sentences(sections, findings, fillable(facts, pr))
             sections = finish(sections, pr, facts, kind)
         scores.append(score(pr, sections, kind, reference, took))

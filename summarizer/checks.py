@@ -52,6 +52,7 @@ from summarizer.fact_claims import (
     FactEvidence,
     called_effect,
     called_new_setting,
+    called_reworded,
     called_test_added,
     contradiction,
     fact_evidence,
@@ -59,7 +60,8 @@ from summarizer.fact_claims import (
     spans,
 )
 from summarizer.facts import ChangeFacts
-from summarizer.filler import invented_benefit, invented_expansion, padding
+from summarizer.filler import invented_benefit, invented_expansion, invented_setting, padding
+from summarizer.placement import PlacedLine, misplaced, placed_lines
 from summarizer.prose import COMMENT_LINE, only_prose
 from summarizer.repetition import sentences
 
@@ -74,6 +76,7 @@ class FindingKind(StrEnum):
     CONTRADICTS_FACTS = "contradicts_facts"  # new, added, removed or changed: the facts differ
     FILLER = "filler"  # advice to "developers" or praise: nothing about this PR
     INVENTED = "invented"  # a benefit or an acronym's meaning nothing in the PR shows
+    UNANCHORED = "unanchored"  # a small model's sentence that names nothing of the PR
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,7 @@ class _Evidence:
     lines: tuple[str, ...]  # every normalized diff, title and description line
     terms: frozenset[str]  # the words of the title, file names and changed lines
     said: tuple[str, ...]  # the author's own words: title, description, changed comments
+    placed: tuple[PlacedLine, ...]  # the changed lines, each with the definition it is in
 
 
 def split_sentences(text: str) -> list[str]:
@@ -131,6 +135,7 @@ def _evidence(pr: PullRequest) -> _Evidence:
             pr.body or "",
             *(line for line in (*sides.added, *sides.removed) if _commented(line)),
         ),
+        placed=placed_lines(pr),
     )
 
 
@@ -139,12 +144,15 @@ def check_answer(
     sections: SummarySections,
     change_type: ChangeType,
     facts: ChangeFacts | None = None,
+    *,
+    small_model: bool = False,
 ) -> list[Finding]:
     """Every finding, in the order of the answer's sections and sentences.
 
     The type matters only to the risk check: a TRIVIAL answer may call its risk low for any
     stated reason; a SUBSTANTIAL one not "as with any change" (see `_empty_risk`). Without
-    `facts`, no claim is checked against them."""
+    `facts`, no claim is checked against them. A `small_model`'s sentences must each name
+    something of the PR (see `_unanchored`)."""
     evidence = _evidence(pr)
     effect = behaviour_change(facts) if facts is not None else ""
     against = None
@@ -157,8 +165,11 @@ def check_answer(
             findings += _ungrounded(field, sentence, evidence)
             findings += _performance(field, sentence, evidence)
             findings += _no_effect(field, sentence, effect)
+            findings += _misplaced(field, sentence, evidence, facts)
             if field != "headline":
                 findings += _padded(field, sentence, evidence)
+            if small_model:
+                findings += _unanchored(field, sentence, evidence)
             if against is not None and field != "headline":
                 findings += _contradicted(field, sentence, against)
     if against is not None and sections.headline:
@@ -463,12 +474,14 @@ def _perf_supported(evidence: _Evidence) -> bool:
 
 
 def _padded(field: str, sentence: str, evidence: _Evidence) -> list[Finding]:
-    """Advice, praise and risk boilerplate outside the risk section (summarizer/filler.py)
-    go whole; an invented benefit or acronym meaning takes its clause with it, or the
+    """Advice, praise, risk boilerplate outside the risk section and a setting the PR is not
+    in (summarizer/filler.py) go whole; an invented benefit or acronym meaning takes its clause with it, or the
     sentence when it is the point."""
     # The risk section's padding is its own finding (EMPTY_RISK), and gives way to the facts.
     if field != "potential_risks" and (why := padding(sentence) or _risk_boilerplate(sentence)):
         return [Finding(FindingKind.FILLER, field, sentence, why)]
+    if why := invented_setting(sentence, evidence.corpus):
+        return [Finding(FindingKind.INVENTED, field, sentence, why)]
     findings = []
     why, claim = invented_benefit(sentence, evidence.said)
     if why:
@@ -478,6 +491,44 @@ def _padded(field: str, sentence: str, evidence: _Evidence) -> list[Finding]:
     if why and not findings:
         findings.append(Finding(FindingKind.INVENTED, field, sentence, why, expanded))
     return findings
+
+
+# Where a sentence that names nothing is the small model's own reasoning. The headline is
+# checked against the facts on its own; the risk section has its boilerplate check.
+_ANCHORED = ("what_changed", "technical_impact", "key_insights")
+
+
+def _unanchored(field: str, sentence: str, evidence: _Evidence) -> list[Finding]:
+    """A small model's sentence that names no identifier, setting or file of the PR, or its
+    trailing purpose clause (", ensuring that …") that names none. Read against the diffs of
+    the dev days, these were the built-in model's guesses at a cause or an effect ("by
+    reducing the number of tokens processed at once", "may require adjustments to the
+    training loop"), wrong far more often than right; a hosted model's are not held to this.
+    The facts' sentences take an emptied section's place."""
+    if field not in _ANCHORED:
+        return []
+    why = "says something that names no function, class, setting or file of the PR"
+    if not _anchored(sentence, evidence):
+        return [Finding(FindingKind.UNANCHORED, field, sentence, why)]
+    cut = next(reversed(list(_PURPOSE.finditer(sentence))), None)
+    if cut is None or len(sentence[: cut.start()].split()) < 6:
+        return []
+    if _anchored(sentence[cut.start() :], evidence):
+        return []
+    head = sentence[: cut.start()].rstrip(" ,") + "."
+    return [Finding(FindingKind.UNANCHORED, field, sentence, f"{why} in its last clause", head)]
+
+
+# Where a sentence turns from what changed to why or to what follows.
+_PURPOSE = re.compile(
+    r",\s+(?:which|ensuring|allowing|making|thereby|resulting|leading|improving|reducing|"
+    r"preventing|so that|as it|because)\b|\s+(?:to ensure|in order to|so that|to make sure)\b",
+    re.IGNORECASE,
+)
+
+
+def _anchored(text: str, evidence: _Evidence) -> bool:
+    return names_pr_code(text, evidence.pr, evidence.corpus, word_stems=False)
 
 
 def _risk_boilerplate(sentence: str) -> str:
@@ -554,6 +605,14 @@ def _contradicted(field: str, sentence: str, against: FactEvidence) -> list[Find
     ]
 
 
+def _misplaced(
+    field: str, sentence: str, evidence: _Evidence, facts: ChangeFacts | None
+) -> list[Finding]:
+    if why := misplaced(sentence, evidence.placed, facts):
+        return [Finding(FindingKind.CONTRADICTS_FACTS, field, sentence, why)]
+    return []
+
+
 def _headline_contradicted(
     headline: str, evidence: _Evidence, against: FactEvidence
 ) -> list[Finding]:
@@ -566,6 +625,13 @@ def _headline_contradicted(
     own = headline.replace(title, " ").replace(_TITLE_TAGS.sub("", title), " ")
     marked = mark_fact_names(own, against.facts, evidence.pr)
     found = _inverted("headline", marked, evidence) + _contradicted("headline", marked, against)
+    # "Update usage of `--flag` in `MultiModalConfig`": the title's verb, the model's place.
+    whole = mark_fact_names(headline, against.facts, evidence.pr)
+    found += [
+        Finding(FindingKind.CONTRADICTS_FACTS, "headline", headline, why)
+        for why in (called_reworded(s, whole, against) for s in spans(marked))
+        if why
+    ]
     return [replace(f, sentence=headline) for f in found]
 
 
@@ -651,16 +717,20 @@ def _terms(text: str) -> set[str]:
     return {w[:6] for w in words} - _GENERIC
 
 
-def names_pr_code(text: str, pr: PullRequest, corpus: str | None = None) -> bool:
+def names_pr_code(
+    text: str, pr: PullRequest, corpus: str | None = None, *, word_stems: bool = True
+) -> bool:
     """The text names an identifier or file of the PR: a grounded backticked name, or a bare
     word shaped like code (`snake_case`, `CamelCase`, `v1.2`, `a/b.py`) or a changed file's
-    name that the PR contains."""
+    name that the PR contains. Without `word_stems`, a file's stem that is a plain word
+    ("detokenizer", of `detokenizer.py`) does not count: in prose it is the word."""
     corpus = pr_corpus(pr) if corpus is None else corpus
     quoted = [m.group(1).strip() for m in BACKTICKED.finditer(text)]
     if any(q and not check_names([q], pr, corpus) for q in quoted):
         return True
     files = {PurePosixPath(f.filename).name for f in pr.files}
-    files |= {name.split(".")[0] for name in files if len(name.split(".")[0]) >= 4}
+    stems = {name.split(".")[0] for name in files if len(name.split(".")[0]) >= 4}
+    files |= {stem for stem in stems if word_stems or shaped_like_code(stem)}
     for word in _CODE_LIKE.findall(BACKTICKED.sub(" ", text)):
         if word in files or (shaped_like_code(word) and re.search(
             rf"(?<!\w){re.escape(word)}(?!\w)", corpus
@@ -683,30 +753,40 @@ def shaped_like_code(word: str) -> bool:
 def remove_sentences(
     sections: SummarySections, findings: list[Finding], may_empty: frozenset[str] = frozenset()
 ) -> SummarySections:
-    """The sections without the sentences found wrong. A section that would be left empty is
-    kept whole (never an empty section), unless it is one of `may_empty`: those the caller
-    fills from the change facts (finishing.fillable)."""
+    """The sections without the sentences found wrong. A section that would be left empty
+    keeps the sentences whose only fault is a name the PR lacks (shown with its "Unverified"
+    note, in the model's own words); with none, it is kept whole (never an empty section),
+    unless it is one of `may_empty`: those the caller fills from the change facts
+    (finishing.fillable)."""
     changes = {}
     for field in FIELDS:
-        wrong: dict[str, str] = {}  # each wrong sentence, and what stands in its place
-        for f in (f for f in findings if f.section == field):
-            # A sentence wrong twice over is dropped, not trimmed.
-            same = wrong.get(f.sentence, f.trimmed) == f.trimmed
-            wrong[f.sentence] = f.trimmed if same else ""
-        if not wrong:
+        found = [f for f in findings if f.section == field]
+        if not found:
             continue
         text = getattr(sections, field)
-        kept = text
-        for sentence, trimmed in wrong.items():
-            kept = kept.replace(sentence, trimmed, 1)
-        kept = tidy(kept)
+        kept = _without(text, found)
+        if not re.search(r"\w", kept):
+            unknown_only = {
+                f.sentence for f in found
+                if all(g.kind == FindingKind.UNGROUNDED_CODE for g in found if g.sentence == f.sentence)
+            }  # fmt: skip
+            kept = _without(text, [f for f in found if f.sentence not in unknown_only])
         if re.search(r"\w", kept):
             changes[field] = kept
-        elif field in may_empty and all(
-            f.kind != FindingKind.UNGROUNDED_CODE for f in findings if f.section == field
-        ):  # an unknown name is shown with its "Unverified" note, in the model's own words
+        elif field in may_empty:
             changes[field] = ""
     return replace(sections, **changes) if changes else sections
+
+
+def _without(text: str, found: list[Finding]) -> str:
+    wrong: dict[str, str] = {}  # each wrong sentence, and what stands in its place
+    for f in found:
+        # A sentence wrong twice over is dropped, not trimmed.
+        same = wrong.get(f.sentence, f.trimmed) == f.trimmed
+        wrong[f.sentence] = f.trimmed if same else ""
+    for sentence, trimmed in wrong.items():
+        text = text.replace(sentence, trimmed, 1)
+    return tidy(text)
 
 
 def tidy(text: str) -> str:
@@ -736,6 +816,7 @@ _FIXES = {
     FindingKind.CONTRADICTS_FACTS: "follow the change facts",
     FindingKind.FILLER: "say something about this PR's code, or nothing",
     FindingKind.INVENTED: "claim only what the PR shows",
+    FindingKind.UNANCHORED: "name the function, class or file each sentence is about",
 }
 
 

@@ -171,6 +171,7 @@ def contradiction(span: Span, side: str, sentence: str, ev: FactEvidence) -> str
         or called_new_parameter(span, side, ev)
         or called_new_signature(span, ev.facts)
         or called_changed(span, ev)
+        or called_reworded(span, sentence, ev)
     )
 
 
@@ -249,6 +250,27 @@ def called_changed(span: Span, ev: FactEvidence) -> str:
     if not lines_with(name, ev.context):
         return ""  # not in the diff at all: the grounding check speaks of it
     return f"says `{name}` is changed, but the diff shows it only on unchanged lines"
+
+
+_CODE_CHANGE = re.compile(
+    r"\b(?:modif(?:y|ies|ied|ying)|chang(?:e|es|ed|ing)|updat(?:e|es|ed|ing)|alter(?:s|ed|ing)?|"
+    r"adjust(?:s|ed|ing)?)\b",
+    re.IGNORECASE,
+)
+_PROSE_WORD = re.compile(r"\b(?:comments?|docstrings?|doc|docs|documentation|wording|typos?)\b", re.I)
+
+
+def called_reworded(span: Span, sentence: str, ev: FactEvidence) -> str:
+    """ "modifies the `MultiModalConfig` class" where only its comments or docstrings change,
+    unless the sentence says so."""
+    if not _CODE_CHANGE.search(sentence) or _PROSE_WORD.search(sentence):
+        return ""
+    name = span.code
+    if not any(_matches(d.name, name) for d in ev.facts.of("reworded")):
+        return ""
+    if any(_matches(d.name, name) for d in ev.facts.definitions if d.change != "reworded"):
+        return ""
+    return f"says `{name}` changes, but only its comments or docstrings do"
 
 
 def _touched(pr: PullRequest, facts: ChangeFacts) -> frozenset[str]:

@@ -27,14 +27,14 @@ from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
 from bot.core.models import ChangedFile, PullRequest
 from summarizer.diff_budget import exclusion_reason, priority
+from summarizer.hunks import PATCH_CHARS, Hunk, Side, parse_hunks
 from summarizer.line_edits import LineEdit, change_blocks, file_edits, grouped
+from summarizer.prose import prose_lines
 
 # The work per PR is bounded so a PR of thousands of files stays well under a second: each
-# patch is read up to PATCH_CHARS, and once TOTAL_CHARS are read the remaining files are only
-# counted (and the facts say how many were not read).
-PATCH_CHARS = 60_000
+# patch is read up to PATCH_CHARS (summarizer/hunks.py), and once TOTAL_CHARS are read the
+# remaining files are only counted (and the facts say how many were not read).
 TOTAL_CHARS = 2_000_000
-LINE_CHARS = 400  # longer lines are minified or generated; they hold no definition worth naming
 
 # -- the facts -------------------------------------------------------------------------------
 
@@ -46,7 +46,7 @@ class Definition:
     file: str
     name: str  # qualified: `Scheduler.schedule` (Python), `Foo::bar` (C++)
     kind: str  # function, method, class, struct, kernel, declaration
-    change: str  # added, removed, changed
+    change: str  # added, removed, changed; reworded: only its comments or docstrings changed
 
 
 def short_name(name: str) -> str:
@@ -151,62 +151,6 @@ class ChangeFacts:
 
     def of(self, change: str) -> list[Definition]:
         return [d for d in self.definitions if d.change == change]
-
-
-# -- hunks -----------------------------------------------------------------------------------
-
-_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@ ?(.*)$")
-
-
-@dataclass
-class _Side:
-    """One side of a hunk as a fragment of the file: its lines and which of them changed."""
-
-    lines: list[str] = field(default_factory=list)
-    changed: set[int] = field(default_factory=set)
-
-    def add(self, text: str, changed: bool) -> None:
-        if changed:
-            self.changed.add(len(self.lines))
-        self.lines.append(text if len(text) <= LINE_CHARS else "")
-
-    @property
-    def source(self) -> bytes:
-        return "\n".join(self.lines).encode("utf-8", "replace") + b"\n"
-
-
-@dataclass
-class _Hunk:
-    header: str
-    old: _Side = field(default_factory=_Side)
-    new: _Side = field(default_factory=_Side)
-
-
-def parse_hunks(patch: str) -> list[_Hunk]:
-    """The hunks of a unified diff (GitHub's `patch`, from its first `@@`)."""
-    hunks: list[_Hunk] = []
-    last_line_only: str | None = None  # a last line removed only to add its newline back
-    for line in patch[:PATCH_CHARS].splitlines():
-        head = _HUNK.match(line)
-        if head:
-            hunks.append(_Hunk(head.group(1).strip()))
-        elif not hunks:
-            continue
-        elif line.startswith("\\"):  # "\ No newline at end of file"
-            old = hunks[-1].old
-            if old.lines and len(old.lines) - 1 in old.changed:
-                last_line_only = old.lines[-1]
-        elif line.startswith("-"):
-            hunks[-1].old.add(line[1:], True)
-        elif line.startswith("+"):
-            if line[1:] == last_line_only:
-                hunks[-1].old.changed.discard(len(hunks[-1].old.lines) - 1)
-            hunks[-1].new.add(line[1:], line[1:] != last_line_only)
-            last_line_only = None
-        else:
-            hunks[-1].old.add(line[1:], False)
-            hunks[-1].new.add(line[1:], False)
-    return hunks
 
 
 # -- file kinds ------------------------------------------------------------------------------
@@ -525,6 +469,7 @@ class _Seen:
     params: tuple[str, ...]
     whole: bool = False  # its first line changed: it was added (new side) or removed (old side)
     touched: bool = False  # a changed line is inside it
+    code: bool = False  # a changed line of code (not a comment or docstring) is inside it
 
 
 @dataclass
@@ -535,13 +480,14 @@ class _FileRead:
     old: dict[str, _Seen] = field(default_factory=dict)
     new: dict[str, _Seen] = field(default_factory=dict)
     enclosing: dict[str, str] = field(default_factory=dict)  # named by a hunk header only
+    reworded: dict[str, str] = field(default_factory=dict)  # the same, comments changed only
     old_fields: dict[str, tuple[str, bool]] = field(default_factory=dict)  # text, changed
     new_fields: dict[str, tuple[str, bool]] = field(default_factory=dict)
     deletions: list[Deletion] = field(default_factory=list)
 
 
 def _read_side(
-    grammar: _Grammar, side: _Side, header: str, read: _FileRead, new: bool
+    grammar: _Grammar, side: Side, header: str, read: _FileRead, new: bool
 ) -> list[_Found]:
     scope = _scope(header, grammar.name, side.lines)
     captures = _parse(grammar, side.source)
@@ -550,14 +496,17 @@ def _read_side(
     for f in found:
         entry = seen.setdefault(f.name, _Seen(f.kind, f.signature, f.params))
         entry.whole |= f.head in side.changed
+    prose = prose_lines(side.lines, grammar.name == "python") if side.changed else []
     for row in side.changed:
         if not side.lines[row].strip():
             continue
         owner = _innermost(found, row)
         if owner is not None:
             seen[owner.name].touched = True
+            seen[owner.name].code |= not prose[row]
         elif scope.name and row < scope.until:
-            read.enclosing.setdefault(scope.name, scope.kind)
+            named = read.reworded if prose[row] else read.enclosing
+            named.setdefault(scope.name, scope.kind)
     if grammar.name == "python":
         _read_fields(captures, side, scope, read.new_fields if new else read.old_fields)
     return found
@@ -567,7 +516,7 @@ _CONFIG_CLASS = re.compile(r"(Config|Args|Arguments|Options|Settings|Params|Para
 
 
 def _read_fields(
-    captures: dict[str, list[Node]], side: _Side, scope: _Scope, out: dict[str, tuple[str, bool]]
+    captures: dict[str, list[Node]], side: Side, scope: _Scope, out: dict[str, tuple[str, bool]]
 ) -> None:
     """The annotated fields of config classes (`max_num_seqs: int = 128` in `SchedulerConfig`):
     in a class the fragment shows, or indented under the class the hunk header names."""
@@ -597,7 +546,7 @@ def _read_fields(
 
 
 def _read_deletion(
-    found: list[_Found], hunk: _Hunk, header: str, grammar: str, read: _FileRead
+    found: list[_Found], hunk: Hunk, header: str, grammar: str, read: _FileRead
 ) -> None:
     """A hunk that removes lines and adds none, unless all it removes are whole definitions
     (reported as removed definitions)."""
@@ -670,17 +619,27 @@ def _definitions(read: _FileRead) -> tuple[list[Definition], list[SignatureChang
                     )
                 )
                 defs.append(Definition(path, name, new.kind, "changed"))
-            elif old.touched or new.touched or old.whole or new.whole:
+            elif old.code or new.code or old.whole or new.whole:
                 defs.append(Definition(path, name, new.kind, "changed"))
+            elif old.touched or new.touched:
+                defs.append(Definition(path, name, new.kind, "reworded"))
         elif old and (old.whole or old.touched):
-            defs.append(Definition(path, name, old.kind, "removed" if old.whole else "changed"))
+            defs.append(Definition(path, name, old.kind, _one_side(old, "removed")))
         elif new and (new.whole or new.touched):
-            defs.append(Definition(path, name, new.kind, "added" if new.whole else "changed"))
+            defs.append(Definition(path, name, new.kind, _one_side(new, "added")))
     named = {d.name for d in defs}
-    for name, kind in read.enclosing.items():
-        if name not in named:
-            defs.append(Definition(path, name, kind, "changed"))
+    for change, enclosing in (("changed", read.enclosing), ("reworded", read.reworded)):
+        for name, kind in enclosing.items():
+            if name not in named:
+                defs.append(Definition(path, name, kind, change))
+                named.add(name)
     return defs, sigs
+
+
+def _one_side(seen: _Seen, whole: str) -> str:
+    """A definition the diff shows on one side only: added or removed when its first line
+    changed, else changed in its code, or in its comments and docstrings alone."""
+    return whole if seen.whole else "changed" if seen.code else "reworded"
 
 
 def _config_fields(read: _FileRead) -> list[Setting]:
@@ -755,7 +714,7 @@ def _yaml_path(pair: Node) -> tuple[str, bool]:
     return " > ".join(reversed(parts)), names_item
 
 
-def _read_yaml_side(side: _Side, grammar: _Grammar) -> dict[str, tuple[str, bool, bool]]:
+def _read_yaml_side(side: Side, grammar: _Grammar) -> dict[str, tuple[str, bool, bool]]:
     """Each key's path: its scalar value ("" for a block), whether its line changed, and
     whether it is a list item's label."""
     out: dict[str, tuple[str, bool, bool]] = {}
@@ -845,7 +804,7 @@ _ENV_KINDS = (("environment variable", _ENV_DEFINE), ("environment variable read
               ("environment variable set", _ENV_SET))  # fmt: skip
 
 
-def _line_settings(side: _Side, path: str) -> Iterator[tuple[str, str, str]]:
+def _line_settings(side: Side, path: str) -> Iterator[tuple[str, str, str]]:
     """The flags and environment variables named on the side's changed lines, with the line
     (or the default) that says what they are."""
     envs_file = PurePosixPath(path).name == "envs.py"
@@ -864,7 +823,7 @@ def _line_settings(side: _Side, path: str) -> Iterator[tuple[str, str, str]]:
                 yield "CLI flag", flag, ""
 
 
-def _settings_added_removed(reads: list[tuple[str, _Hunk]]) -> list[Setting]:
+def _settings_added_removed(reads: list[tuple[str, Hunk]]) -> list[Setting]:
     """Flags and variables that the PR's added lines name and its removed lines do not (added),
     or the reverse; a flag named on both sides in two files moved between them, one named on
     both sides of one file is unchanged."""
@@ -933,7 +892,7 @@ def _norm(line: str) -> str:
     return " ".join(line.split())
 
 
-def _runs(side: _Side) -> Iterator[list[int]]:
+def _runs(side: Side) -> Iterator[list[int]]:
     """Rows of consecutive changed lines (blank ones inside a run kept in it)."""
     run: list[int] = []
     for row in range(len(side.lines)):
@@ -946,12 +905,12 @@ def _runs(side: _Side) -> Iterator[list[int]]:
         yield run
 
 
-def enclosing_definition(path: str, hunk: _Hunk, new: bool, row: int) -> str | None:
+def enclosing_definition(path: str, hunk: Hunk, new: bool, row: int) -> str | None:
     """The top-level definition that line `row` of the hunk's new (or old) side lies in."""
     return _enclosing(path, hunk, hunk.new if new else hunk.old, row)
 
 
-def _enclosing(path: str, hunk: _Hunk, side: _Side, row: int) -> str | None:
+def _enclosing(path: str, hunk: Hunk, side: Side, row: int) -> str | None:
     """The top-level definition `row` lies in: one that starts above it in the hunk, else the
     one the hunk header names."""
     grammar = _SUFFIXES.get(PurePosixPath(path).suffix.lower(), "")
@@ -963,7 +922,7 @@ def _enclosing(path: str, hunk: _Hunk, side: _Side, row: int) -> str | None:
     return scope.name if row < scope.until else None
 
 
-def _moved_lines(reads: list[tuple[str, _Hunk]]) -> list[MovedLines]:
+def _moved_lines(reads: list[tuple[str, Hunk]]) -> list[MovedLines]:
     """Runs of removed lines whose lines are added together in another hunk: a block moved.
     The PR's facts then say "moved" where they would say "removed" and "added"."""
     added = [{_norm(h.new.lines[r]) for r in h.new.changed} - {""} for _, h in reads]
@@ -1001,7 +960,7 @@ def _is_code(line: str) -> bool:
     return bool(text) and not text.startswith(_NOT_CODE)
 
 
-def _first_text(side: _Side, run: list[int]) -> str:
+def _first_text(side: Side, run: list[int]) -> str:
     return next((side.lines[r].strip() for r in run if side.lines[r].strip()), "")[:120]
 
 
@@ -1015,7 +974,7 @@ class _HunkBlocks:
     unchanged: list[str]  # the unchanged lines, in order
 
     @classmethod
-    def of(cls, hunk: _Hunk) -> _HunkBlocks:
+    def of(cls, hunk: Hunk) -> _HunkBlocks:
         added: dict[int, set[str]] = {}
         firsts: dict[int, int] = {}
         for row, at in change_blocks(hunk.new).items():
@@ -1027,7 +986,7 @@ class _HunkBlocks:
 
 
 def _moved_within(
-    path: str, hunk: _Hunk, blocks: _HunkBlocks, run: list[int], texts: list[str]
+    path: str, hunk: Hunk, blocks: _HunkBlocks, run: list[int], texts: list[str]
 ) -> MovedLines | None:
     """A run of removed lines added again in another change block of the same hunk: the same
     code run earlier or later (wrapping lines in a new `if` re-adds them in their own block,
@@ -1051,7 +1010,7 @@ def _moved_within(
 
 
 def _moved(
-    path: str, hunk: _Hunk, run: list[int], texts: list[str], new_path: str, new_hunk: _Hunk
+    path: str, hunk: Hunk, run: list[int], texts: list[str], new_path: str, new_hunk: Hunk
 ) -> MovedLines:
     first = min(r for r in new_hunk.new.changed if _norm(new_hunk.new.lines[r]))
     return MovedLines(
@@ -1061,15 +1020,21 @@ def _moved(
     )  # fmt: skip
 
 
-def _edits(path: str, hunks: list[_Hunk]) -> list[LineEdit]:
+def line_owner(path: str, hunk: Hunk, new: bool, row: int) -> str | None:
+    """The definition line `row` of the hunk's new (or old) side lies in: in Python the
+    innermost one, qualified by its class (`Request.update_block_hashes`); elsewhere the
+    top-level one."""
+    side = hunk.new if new else hunk.old
+    inner = _owner(side.lines, row, hunk.header) if path.endswith(".py") else None
+    return inner or _enclosing(path, hunk, side, row)
+
+
+def _edits(path: str, hunks: list[Hunk]) -> list[LineEdit]:
     """The file's lines changed in place, imports left out (a module path edited says less
     than the facts' definitions do)."""
 
     def where(index: int, row: int, new: bool) -> str | None:
-        hunk = hunks[index]
-        side = hunk.new if new else hunk.old
-        inner = _owner(side.lines, row, hunk.header) if path.endswith(".py") else None
-        return inner or _enclosing(path, hunk, side, row)
+        return line_owner(path, hunks[index], new, row)
 
     return [
         e for e in file_edits(path, ((h.old, h.new) for h in hunks), where)
@@ -1122,7 +1087,7 @@ def extract_facts(pr: PullRequest) -> ChangeFacts:
     settings: list[Setting] = []
     deletions: list[Deletion] = []
     edits: list[LineEdit] = []
-    lines: list[tuple[str, _Hunk]] = []
+    lines: list[tuple[str, Hunk]] = []
     budget, unread = TOTAL_CHARS, 0
     for f in rank_files(pr.files):
         kind = file_kind(f)
@@ -1322,6 +1287,7 @@ def _lines(facts: ChangeFacts) -> Iterator[_Line]:
     yield from (_moved_lines_line(m) for m in facts.moved_lines)
     changed = [d for d in facts.of("changed") if (d.file, d.name) not in with_signature]
     yield from _grouped("Changed code in", changed)
+    yield from _grouped("Comments or docstrings only in", facts.of("reworded"))
     yield from (_setting_line(s) for s in facts.settings)
     yield from _file_lines(facts.files)
     yield from _deletion_lines(facts.deletions)

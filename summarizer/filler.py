@@ -128,6 +128,27 @@ def _benefit_said(claim: str, said: Sequence[str]) -> bool:
     return any(re.search(rf"\b{re.escape(stem)}", text) for stem in stems)
 
 
+# The small model takes an inference engine for a training framework or an app: "the model's
+# training loop", "the distributed training framework", "chatbots". Each is a setting the
+# PR must speak of (by the stem on the right) before a summary may place it there.
+_SETTINGS = {
+    re.compile(r"\b(?:training|trained|train|fine-?tun\w*|backprop\w*|gradients?)\b", re.I): (
+        r"train|fine-?tun|backprop|\bgrad"
+    ),
+    re.compile(r"\bchat ?bots?\b|\bvirtual assistants?\b", re.I): r"chat ?bot|assistant",
+    re.compile(r"\bgam(?:e|es|ing)\b", re.I): r"\bgam(?:e|es|ing)\b",
+}
+
+
+def invented_setting(sentence: str, corpus: str) -> str:
+    """Why the sentence places the change where the PR never is ("" when it does not): a
+    training loop, chatbots, games, in a PR whose text and diff never speak of them."""
+    for claim, stems in _SETTINGS.items():
+        if (m := claim.search(sentence)) and not re.search(stems, corpus, re.I):
+            return f'speaks of "{m.group(0)}", which nothing in the PR does'
+    return ""
+
+
 # "DCP (Deep Compression)" and "Deep Compression (DCP)": an acronym and what it stands for.
 _EXPANSION = re.compile(
     r"\b(?P<acr>[A-Z][A-Z0-9]{1,7})\s*\((?P<words>[A-Z][\w-]*(?:\s+[A-Za-z][\w-]*){1,5})\)"

@@ -205,6 +205,9 @@ def change_sentence(facts: ChangeFacts, told: set[str | None] | None = None) -> 
             code(d.name) for d in facts.of("changed")
             if _plain_change(d, facts) and d.name not in (told or set())
         ]),  # fmt: skip
+        phrase("rewords only comments or docstrings in", [
+            code(d.name) for d in facts.of("reworded")
+        ]),  # fmt: skip
     ]
     kept = [p for p in phrases if p][:3]
     return f"The diff {'; '.join(kept)}." if kept else ""

@@ -13,6 +13,7 @@ from __future__ import annotations
 from bot.core.models import PullRequest
 from summarizer.checks import is_support_file, runs_code
 from summarizer.facts import ChangeFacts, short_name
+from summarizer.prose import only_prose
 from summarizer.wording import (
     code,
     listed,
@@ -27,8 +28,8 @@ from summarizer.wording import (
 
 def interface_sentence(facts: ChangeFacts, pr: PullRequest) -> str:
     """What callers and users see change: flags and settings, public signatures, public
-    definitions removed or added; else where the change is. "" when the facts name nothing
-    of the code that runs."""
+    definitions removed or added; else where the change is, or that no code that runs
+    changes. "" when the facts name nothing of the code that runs."""
     parts = [
         phrase("moves", [moved_setting(s) for s in settings_of(facts, "moved")]),
         phrase("removes", [setting_named(s) for s in settings_of(facts, "removed")]),
@@ -48,6 +49,8 @@ def interface_sentence(facts: ChangeFacts, pr: PullRequest) -> str:
     defs = [d for d in facts.definitions if d.file in running]
     # A method says where the change is more exactly than its class.
     inside = [code(d.name) for d in defs if not any(o.name.startswith(f"{d.name}.") for o in defs)]
+    if not any(runs_code(f) and not only_prose(f) for f in pr.files):
+        return "Only tests, docs, CI or comments change: the code that runs is as it was."
     # Not "no signature changes": a hunk that starts inside a parameter list hides one.
     return f"The changed code is in {listed(inside)}." if inside else ""
 

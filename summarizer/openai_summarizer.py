@@ -168,8 +168,14 @@ class OpenAISummarizer:
             check = check_claims(sections, pr)
         return _result(prompt, change_type, sections, usage + more, check, work)
 
-    @staticmethod
+    def _findings(self, pr: PullRequest, prompt: BuiltPrompt, answer: _Attempt) -> list[Finding]:
+        # The compact prompt is for small models: their sentences must name the PR's code.
+        return check_answer(
+            pr, answer.sections, answer.change_type, prompt.facts, small_model=self.budget.compact
+        )
+
     def _finished(
+        self,
         pr: PullRequest,
         prompt: BuiltPrompt,
         answer: _Attempt,
@@ -180,7 +186,7 @@ class OpenAISummarizer:
         cannot fill), names marked as code, and the facts' sentences where the model's fall
         short."""
         if findings is None:
-            findings = check_answer(pr, answer.sections, answer.change_type, prompt.facts)
+            findings = self._findings(pr, prompt, answer)
         sections = remove_sentences(answer.sections, findings, fillable(prompt.facts, pr))
         change_type = decide_type(
             pr, answer.change_type, answer.sections.what_changed, prompt.facts
@@ -195,7 +201,7 @@ class OpenAISummarizer:
         boilerplate risk. Anything found is pointed out in one regeneration, kept when it is
         no worse."""
         check = check_claims(answer.sections, pr)
-        findings = check_answer(pr, answer.sections, answer.change_type, prompt.facts)
+        findings = self._findings(pr, prompt, answer)
         if check.ok and not any(f.kind in _REWRITE_FOR for f in findings):
             # A speed-up claim goes sentence by sentence and boilerplate risk gives way to
             # the facts' risk (summarize): a second generation, 20 s on a CPU, buys nothing.
@@ -209,7 +215,7 @@ class OpenAISummarizer:
         retried, _fault, usage = await self._attempt(work, retry, "grounding", self.sampling)
         if retried is not None:
             recheck = check_claims(retried.sections, pr)
-            refound = check_answer(pr, retried.sections, retried.change_type, prompt.facts)
+            refound = self._findings(pr, prompt, retried)
             if len(recheck.ungrounded) + len(refound) <= len(check.ungrounded) + len(findings):
                 return retried, recheck, refound, usage
         return answer, check, findings, usage

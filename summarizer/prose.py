@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 from tree_sitter import Language, Node, Parser
 
 from bot.core.models import ChangedFile
-from summarizer.facts import parse_hunks
+from summarizer.hunks import parse_hunks
 
 COMMENT_LINE = re.compile(r"^\s*(?:#|//|/\*|\*(?:\s|/|$))")  # `*ptr = x;` is code
 # A docstring is triple-quoted; a one-line string alone on its line is a piece of a call's
@@ -72,15 +72,18 @@ def _python_parser() -> Parser:
     return _local.parser
 
 
-def _prose_rows(lines: list[str], changed: set[int], python: bool) -> bool:
+def prose_lines(lines: list[str], python: bool) -> list[bool]:
+    """For each line of a fragment, whether it is blank, a comment or (Python) inside a
+    docstring."""
     in_doc = _inside_docstring(lines) if python else [False] * len(lines)
-    for row in changed:
-        line = lines[row]
-        if not line.strip() or COMMENT_LINE.match(line):
-            continue
-        if not in_doc[row]:
-            return False
-    return True
+    return [not line.strip() or bool(COMMENT_LINE.match(line)) or doc for line, doc in zip(
+        lines, in_doc, strict=True
+    )]  # fmt: skip
+
+
+def _prose_rows(lines: list[str], changed: set[int], python: bool) -> bool:
+    prose = prose_lines(lines, python)
+    return all(prose[row] for row in changed)
 
 
 def only_prose(f: ChangedFile) -> bool:

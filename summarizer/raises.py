@@ -15,7 +15,8 @@ from pathlib import PurePosixPath
 
 from bot.core.models import PullRequest
 from summarizer.checks import is_support_file
-from summarizer.facts import enclosing_definition, parse_hunks
+from summarizer.facts import enclosing_definition
+from summarizer.hunks import parse_hunks
 
 _RAISE = re.compile(
     r"^\s*(?:raise\s+(?P<py>[A-Za-z_][\w.]*)"

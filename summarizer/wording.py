@@ -61,7 +61,8 @@ def settings_of(facts: ChangeFacts, change: str, kinds: tuple[str, ...] = ()) ->
 
 def setting_named(s: Setting) -> str:
     kind = s.kind.split(" (")[0]
-    return f"the {kind} {code(s.name)}"
+    # A YAML list item has no name of its own: it is its value.
+    return f"the {kind} {code(s.name or s.new or s.old or '')}"
 
 
 def moved_setting(s: Setting) -> str:

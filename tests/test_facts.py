@@ -673,3 +673,59 @@ def test_a_docstring_written_above_unchanged_lines_is_no_reorder() -> None:
     )
     facts = extract_facts(pr_of(changed("m/adapter.py", patch)))
     assert not any(m.reordered for m in facts.moved_lines)
+
+
+# -- comments and docstrings ------------------------------------------------------------------
+
+DOCSTRING_REFLOWED = """\
+@@ -30,10 +30,11 @@ class MultiModalConfig:
+     language_model_only: bool = False
+-    \"\"\"If True, disables all multimodal inputs by setting all modality limits to 0.
+-    Equivalent to setting `--limit-mm-per-prompt` to 0 for every modality.\"\"\"
++    \"\"\"If True, disables all multimodal inputs by setting all modality limits
++    to 0. Equivalent to setting `--limit-mm-per-prompt.<modality> 0` for every
++    modality.\"\"\"
+     limit_per_prompt: dict[str, int] = field(default_factory=dict)
+-    # The maximum number of input items per modality per prompt.
++    # The maximum number of input items and options per modality per prompt.
+"""
+
+
+def test_a_class_whose_docstrings_and_comments_alone_change_is_reworded_not_changed() -> None:
+    # vLLM #34148: the facts said "Changed code in: class `MultiModalConfig`", and the model
+    # wrote that the PR "changes the code by modifying the `MultiModalConfig` class".
+    facts = extract_facts(pr_of(changed("vllm/config/multimodal.py", DOCSTRING_REFLOWED)))
+    assert facts.definitions == (
+        Definition("vllm/config/multimodal.py", "MultiModalConfig", "class", "reworded"),
+    )
+    assert render_facts(facts).splitlines()[0] == (
+        "Comments or docstrings only in: class `MultiModalConfig` (vllm/config/multimodal.py)"
+    )
+
+
+def test_a_method_with_one_line_of_code_changed_beside_its_comments_is_changed() -> None:
+    patch = """\
+@@ -5,7 +5,7 @@ class Scheduler:
+     def schedule(self):
+-        # Take the waiting queue first.
+-        budget = 8
++        # Take the running queue first.
++        budget = 16
+         return budget
+"""
+    facts = extract_facts(pr_of(changed("vllm/sched.py", patch)))
+    assert defs(facts, "changed") == {"Scheduler.schedule"}
+    assert defs(facts, "reworded") == set()
+
+
+def test_a_cpp_comment_reworded_inside_a_function_is_reworded() -> None:
+    patch = """\
+@@ -5,6 +5,6 @@ void launch(int n) {
+   int blocks = n / 128;
+-  // one block per 128 rows
++  // One block per 128 rows: the kernel's tile.
+   kernel<<<blocks, 128>>>(n);
+ }
+"""
+    facts = extract_facts(pr_of(changed("csrc/launch.cu", patch)))
+    assert [(d.name, d.change) for d in facts.definitions] == [("launch", "reworded")]

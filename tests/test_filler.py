@@ -14,8 +14,9 @@ from dataclasses import replace
 from bot.core.models import ChangedFile, ChangeType, PullRequest, SummarySections
 from summarizer.checks import FindingKind, check_answer, remove_sentences
 from summarizer.facts import extract_facts
-from summarizer.filler import invented_benefit, invented_expansion, padding
+from summarizer.filler import invented_benefit, invented_expansion, invented_setting, padding
 from summarizer.finishing import fillable, finish
+from summarizer.insight import interface_sentence
 from tests.test_answer_findings import MOVED_FLAG
 from tests.test_fact_claims import reported_summary
 
@@ -113,6 +114,22 @@ def test_an_acronym_spelled_out_where_the_pr_never_does_is_cut_to_the_acronym():
     assert invented_expansion("It loads FP8 (block scales) weights.", corpus) == ("", "")
 
 
+def test_a_training_loop_or_chatbots_are_invented_where_the_pr_never_speaks_of_them():
+    # vLLM #34198 "may require adjustments to the model's architecture and training loop",
+    # in an inference engine's PR that never says "train".
+    corpus = "self.chunk_gated_delta_rule = ChunkGatedDeltaRule()"
+    said = "This change may require adjustments to the model's training loop."
+    assert invented_setting(said, corpus) == (
+        'speaks of "training", which nothing in the PR does'
+    )
+    assert invented_setting("It helps chatbots answer faster.", corpus)
+    # A PR about RL training, or a gradient, may be said to be about them.
+    assert invented_setting(said, "def train_step(batch):") == ""
+    assert invented_setting("It keeps gradients on the GPU.", "grad_norm = clip(x)") == ""
+    found = check_answer(SORTED, sections(impact=said), ChangeType.SUBSTANTIAL)
+    assert [(f.kind, f.section) for f in found] == [(FindingKind.INVENTED, "technical_impact")]
+
+
 def test_risk_boilerplate_outside_the_risk_section_is_filler():
     said = "This change does not introduce new bugs but may affect the accuracy of the model."
     found = check_answer(SORTED, sections(impact=said), ChangeType.SUBSTANTIAL)
@@ -173,3 +190,44 @@ def test_a_hosted_models_padding_never_reaches_the_report(env, github, llm):
     })  # fmt: skip
     assert summary["technical_impact"] == "Every rank splits the same order."
     assert summary["key_insights"] == "The changed code is in `fastsafetensors_weights_iterator`."
+
+
+# vLLM #34148's shape: docs and a config class's docstring reworded, nothing that runs.
+DOCS_ONLY = pr_of("[Doc] Update usage of `--limit-mm-per-prompt`",
+    ChangedFile("docs/features/multimodal_inputs.md", additions=1, deletions=1, patch=(
+        "@@ -10,3 +10,3 @@ Pass limits per modality:\n"
+        "-    --limit-mm-per-prompt '{\"image\": 2}'\n"
+        "+    --limit-mm-per-prompt.image 2\n")),
+    ChangedFile("vllm/config/multimodal.py", additions=1, deletions=1, patch=(
+        "@@ -30,4 +30,4 @@ class MultiModalConfig:\n"
+        "     limit_per_prompt: dict[str, int] = field(default_factory=dict)\n"
+        '-    """The maximum number of input items per modality."""\n'
+        '+    """The maximum number of input items per modality, set per modality."""\n'
+        "     language_model_only: bool = False\n")),
+    number=34148)  # fmt: skip
+
+
+def test_a_class_said_modified_where_only_its_docstrings_change_gives_way_to_the_facts():
+    out = finished(DOCS_ONLY, sections(
+        what="The PR updates the usage of the `--limit-mm-per-prompt` flag in the "
+        "`MultiModalConfig` class.",
+        impact="It also changes the code by modifying the `MultiModalConfig` class.",
+        headline="Update usage of `--limit-mm-per-prompt` in `MultiModalConfig`",
+    ))  # fmt: skip
+    assert out.what_changed == "The diff rewords only comments or docstrings in `MultiModalConfig`."
+    assert out.technical_impact == (
+        "Only tests, docs, CI or comments change: the code that runs is as it was."
+    )
+    assert out.headline == "[Doc] Update usage of `--limit-mm-per-prompt`"
+    # Said as a docstring change, it is true, and stays.
+    told = sections(what="The PR rewords the docstring of the `MultiModalConfig` class.")
+    assert told.what_changed in finished(DOCS_ONLY, told).what_changed
+
+
+def test_a_yaml_list_item_is_named_by_its_value_in_what_callers_see():
+    # A list item has no key: vLLM #33810's sentence read "adds the YAML list item ``".
+    pr = pr_of("Add batch specs", ChangedFile("benchmarks/configs/standard.yaml", additions=1,
+        patch='@@ -1,3 +1,4 @@ batch_specs:\n   - "q2s1k"\n+  - "16q4s1k"\n   - "q4s1k"\n'))  # fmt: skip
+    assert interface_sentence(extract_facts(pr), pr) == (
+        'For callers and users, the PR adds the YAML list item `"16q4s1k"`.'
+    )

@@ -1,0 +1,115 @@
+"""A change put in the wrong place is a finding: the facts know where every changed line is.
+
+The built-in model names the right pieces and the wrong place: "to include
+`target_channels=1` in the `get_replacement` function" when the diff adds it in
+`get_data_parser`, or "removes two methods and a function from the `LMCacheMPWorkerAdapter`
+class" when one of the three is that class's. Such a sentence goes; the right place, a
+place the code cannot be sure of, and a negated sentence are left alone.
+"""
+
+from __future__ import annotations
+
+from bot.core.models import ChangedFile, ChangeType, PullRequest, SummarySections
+from summarizer.checks import FindingKind, check_answer
+from summarizer.facts import extract_facts
+from summarizer.placement import misplaced, placed_lines
+
+
+def pr_of(*files: ChangedFile) -> PullRequest:
+    return PullRequest(
+        repo="o/r", number=1, title="Fix it", url="u", author="a", state="merged", files=files
+    )
+
+
+# vLLM #34140's shape: a keyword added in one method, a length read in another.
+VOXTRAL = pr_of(ChangedFile("vllm/model_executor/models/voxtral.py", additions=3, deletions=1,
+    patch=(
+        "@@ -60,6 +60,7 @@ class VoxtralProcessingInfo(BaseProcessingInfo):\n"
+        "     def get_data_parser(self):\n"
+        "         return MultiModalDataParser(\n"
+        "             target_sr=self.sampling_rate,\n"
+        "+            target_channels=1,\n"
+        "         )\n"
+        "@@ -200,7 +201,8 @@ class VoxtralMultiModalProcessor(BaseProcessor):\n"
+        "         def get_replacement(item_idx: int):\n"
+        "-            audio_len = audios.get_audio_length(item_idx)\n"
+        "+            audio_arr = out_audio_items[item_idx]\n"
+        "+            audio_len = len(audio_arr)\n"
+        "             return [self.audio_token_id] * audio_len\n"
+    )))  # fmt: skip
+
+# vLLM #34175's shape: of three definitions removed, one is the adapter's.
+LMCACHE = pr_of(ChangedFile("vllm/distributed/lmcache_mp.py", deletions=9, patch=(
+    "@@ -10,9 +10,0 @@ import torch\n"
+    "-def convert_block_hashes_to_bytes(hashes):\n"
+    "-    return [h.to_bytes() for h in hashes]\n"
+    "-\n"
+    "@@ -40,9 +31,3 @@ class LMCacheMPWorkerAdapter:\n"
+    "     def __init__(self):\n"
+    "         self.chunk_size = 256\n"
+    "-\n"
+    "-    def _block_hashes_to_keys(self, hashes):\n"
+    "-        return [self._key(h) for h in hashes]\n"
+    "@@ -80,6 +65,3 @@ class LoadStoreOp:\n"
+    "     block_ids: list[int]\n"
+    "-\n"
+    "-    def __post_init__(self):\n"
+    "-        assert self.block_ids\n"
+)))  # fmt: skip
+
+
+def test_each_changed_line_knows_the_definition_it_lies_in():
+    where = {line.text: line.where for line in placed_lines(VOXTRAL)}
+    assert where["target_channels=1,"] == ("VoxtralProcessingInfo", "get_data_parser")
+    assert where["audio_len=len(audio_arr)"] == ("VoxtralMultiModalProcessor", "get_replacement")
+
+
+def test_code_said_to_be_added_in_a_function_the_diff_does_not_add_it_in_is_misplaced():
+    lines = placed_lines(VOXTRAL)
+    wrong = (
+        "It changes the parser to include `target_channels=1` in the `get_replacement` function."
+    )
+    assert misplaced(wrong, lines, None) == (
+        "puts `target_channels=1` in `get_replacement`, where the diff does not change it"
+    )
+    right = "It adds `target_channels=1` in the `get_data_parser` method."
+    assert misplaced(right, lines, None) == ""
+    qualified = "It adds `target_channels=1` to `VoxtralProcessingInfo.get_data_parser`."
+    assert misplaced(qualified, lines, None) == ""
+    negated = "It does not add `target_channels=1` in the `get_replacement` function."
+    assert misplaced(negated, lines, None) == ""
+
+
+def test_a_class_said_to_change_in_a_method_that_is_not_its_own_is_misplaced():
+    lines = placed_lines(VOXTRAL)
+    wrong = (
+        "The `VoxtralProcessingInfo` class now reads `audio_len` in the `get_replacement` method."
+    )
+    assert "puts `VoxtralProcessingInfo` in `get_replacement`" in misplaced(wrong, lines, None)
+    right = "The `VoxtralMultiModalProcessor` class now reads `audio_len` in `get_replacement`."
+    assert misplaced(right, lines, None) == ""
+
+
+def test_a_file_or_a_name_the_diff_does_not_change_is_no_place_to_judge():
+    lines = placed_lines(VOXTRAL)
+    assert misplaced("It adds `target_channels=1` in `voxtral.py`.", lines, None) == ""
+    assert misplaced("It adds `target_channels=1` to the `Parser` class.", lines, None) == ""
+
+
+def test_more_definitions_said_removed_from_a_class_than_the_diff_removes_there():
+    facts = extract_facts(LMCACHE)
+    lines = placed_lines(LMCACHE)
+    wrong = "The PR removes two methods and a function from the `LMCacheMPWorkerAdapter` class."
+    assert misplaced(wrong, lines, facts) == (
+        "says 3 definitions are removed in `LMCacheMPWorkerAdapter`; the diff has 1 there"
+    )
+    right = "The PR removes a method from the `LMCacheMPWorkerAdapter` class."
+    assert misplaced(right, lines, facts) == ""
+
+
+def test_a_misplaced_sentence_is_a_finding_that_takes_the_sentence_out():
+    said = SummarySections(
+        "The PR adds `target_channels=1` in the `get_replacement` function.", "", "", ""
+    )
+    found = check_answer(VOXTRAL, said, ChangeType.SUBSTANTIAL, extract_facts(VOXTRAL))
+    assert [f.kind for f in found] == [FindingKind.CONTRADICTS_FACTS]
