@@ -470,6 +470,7 @@ class _Seen:
     whole: bool = False  # its first line changed: it was added (new side) or removed (old side)
     touched: bool = False  # a changed line is inside it
     code: bool = False  # a changed line of code (not a comment or docstring) is inside it
+    body: str = ""  # its lines, white space squeezed, when all of them are changed lines
 
 
 @dataclass
@@ -496,6 +497,8 @@ def _read_side(
     for f in found:
         entry = seen.setdefault(f.name, _Seen(f.kind, f.signature, f.params))
         entry.whole |= f.head in side.changed
+        if all(r in side.changed for r in range(f.start, f.end + 1)):
+            entry.body = "\n".join(_squeeze(line) for line in side.lines[f.start : f.end + 1])
     prose = prose_lines(side.lines, grammar.name == "python") if side.changed else []
     for row in side.changed:
         if not side.lines[row].strip():
@@ -604,6 +607,8 @@ def _definitions(read: _FileRead) -> tuple[list[Definition], list[SignatureChang
     for name in dict.fromkeys([*read.old, *read.new]):
         old, new = read.old.get(name), read.new.get(name)
         if old and new:
+            if old.body and old.body == new.body:
+                continue  # removed here and added there unchanged: the moved lines say where
             if old.signature != new.signature and old.kind == new.kind:
                 removed = tuple(p for p in old.params if p not in new.params)
                 added = tuple(p for p in new.params if p not in old.params)

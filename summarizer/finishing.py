@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 from bot.core.models import ChangeType, PullRequest, SummarySections
+from summarizer.attributes import attributes_dropped
 from summarizer.checks import (
     boilerplate_sentences,
     is_support_file,
@@ -396,7 +397,12 @@ def fact_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     of a removed, moved or changed setting, callers of a changed signature, code that now
     runs in another order, or the changed code's callers; for a change of tests, docs or CI
     only, that runtime code is untouched."""
-    return _breaking_risk(facts) or _raise_risk(facts, pr) or _changed_risk(facts, pr)
+    return (
+        _breaking_risk(facts)
+        or _attribute_risk(pr)
+        or _raise_risk(facts, pr)
+        or _changed_risk(facts, pr)
+    )
 
 
 def _breaking_risk(facts: ChangeFacts) -> FactRisk | None:
@@ -449,6 +455,25 @@ def _breaking_risk(facts: ChangeFacts) -> FactRisk | None:
             tuple(n for n in (m.old_enclosing,) if n), breaks=True,
         )  # fmt: skip
     return None
+
+
+def _attribute_risk(pr: PullRequest) -> FactRisk | None:
+    """Code outside the diff that reads (or sets) an attribute the class no longer declares
+    (summarizer/attributes.py)."""
+    if not (dropped := attributes_dropped(pr)):
+        return None
+    a = dropped[0]
+    if a.now_property:
+        sentence = (
+            f"{code(a.qualified)} is now a property, no longer an attribute the object sets: "
+            "code outside this diff that assigns to it fails, and each read computes it anew."
+        )
+    else:
+        sentence = (
+            f"Code outside this diff that reads {code(a.qualified)} breaks: the PR no longer "
+            "sets that attribute."
+        )
+    return FactRisk(sentence, (a.qualified, a.name), breaks=True)
 
 
 def _raise_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:

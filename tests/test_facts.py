@@ -729,3 +729,25 @@ def test_a_cpp_comment_reworded_inside_a_function_is_reworded() -> None:
 """
     facts = extract_facts(pr_of(changed("csrc/launch.cu", patch)))
     assert [(d.name, d.change) for d in facts.definitions] == [("launch", "reworded")]
+
+
+def test_a_function_moved_unchanged_within_its_file_is_not_changed() -> None:
+    # vLLM #33936 listed functions it only moved down the file as "changes".
+    patch = """\
+@@ -1,7 +1,3 @@ import ast
+-def get_path(name: str) -> str:
+-    path = name.replace(".", "/")
+-    return path + ".py"
+-
+ def parse(path):
+     return ast.parse(open(path).read())
+@@ -20,3 +16,7 @@ def render(rows):
+     return rows
++
++def get_path(name: str) -> str:
++    path = name.replace(".", "/")
++    return path + ".py"
+"""
+    facts = extract_facts(pr_of(changed("tools/gen_docs.py", patch)))
+    assert facts.definitions == ()
+    assert [m.text for m in facts.moved_lines] == ["def get_path(name: str) -> str:"]

@@ -73,3 +73,4 @@ def test_cpp_throws_and_torch_checks_are_raises_too():
         "+    throw std::invalid_argument(\"n must be positive\");\n"
         "   launch(out, a);\n"))  # fmt: skip
     assert [r.error for r in raises_added(pr_of(kernel))] == ["TORCH_CHECK", "invalid_argument"]
+
