@@ -34,6 +34,7 @@ import re
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from enum import StrEnum
+from functools import cached_property
 from pathlib import PurePosixPath
 
 from bot.core.models import ChangedFile, ChangeType, PullRequest, SummarySections
@@ -61,7 +62,7 @@ from summarizer.fact_claims import (
 )
 from summarizer.facts import ChangeFacts
 from summarizer.filler import invented_benefit, invented_expansion, invented_setting, padding
-from summarizer.placement import PlacedLine, misplaced, placed_lines
+from summarizer.placement import PlacedLine, misplaced, names_a_place, placed_lines
 from summarizer.prose import COMMENT_LINE, only_prose
 from summarizer.repetition import sentences
 
@@ -106,7 +107,12 @@ class _Evidence:
     lines: tuple[str, ...]  # every normalized diff, title and description line
     terms: frozenset[str]  # the words of the title, file names and changed lines
     said: tuple[str, ...]  # the author's own words: title, description, changed comments
-    placed: tuple[PlacedLine, ...]  # the changed lines, each with the definition it is in
+
+    @cached_property
+    def placed(self) -> tuple[PlacedLine, ...]:
+        """The changed lines, each with the definition it is in: read only for a sentence
+        that names a place."""
+        return placed_lines(self.pr)
 
 
 def split_sentences(text: str) -> list[str]:
@@ -135,7 +141,6 @@ def _evidence(pr: PullRequest) -> _Evidence:
             pr.body or "",
             *(line for line in (*sides.added, *sides.removed) if _commented(line)),
         ),
-        placed=placed_lines(pr),
     )
 
 
@@ -608,7 +613,7 @@ def _contradicted(field: str, sentence: str, against: FactEvidence) -> list[Find
 def _misplaced(
     field: str, sentence: str, evidence: _Evidence, facts: ChangeFacts | None
 ) -> list[Finding]:
-    if why := misplaced(sentence, evidence.placed, facts):
+    if names_a_place(sentence) and (why := misplaced(sentence, evidence.placed, facts)):
         return [Finding(FindingKind.CONTRADICTS_FACTS, field, sentence, why)]
     return []
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 from bot.core.models import PullRequest
 from summarizer.checks import is_support_file, runs_code
 from summarizer.facts import ChangeFacts, short_name
-from summarizer.prose import only_prose
 from summarizer.wording import (
     code,
     listed,
@@ -46,11 +45,11 @@ def interface_sentence(facts: ChangeFacts, pr: PullRequest) -> str:
     if said:
         return f"For callers and users, the PR {'; '.join(said)}."
     running = {f.filename for f in pr.files if runs_code(f)}
+    if not running:
+        return "Only tests, docs, CI or comments change: the code that runs is as it was."
     defs = [d for d in facts.definitions if d.file in running]
     # A method says where the change is more exactly than its class.
     inside = [code(d.name) for d in defs if not any(o.name.startswith(f"{d.name}.") for o in defs)]
-    if not any(runs_code(f) and not only_prose(f) for f in pr.files):
-        return "Only tests, docs, CI or comments change: the code that runs is as it was."
     # Not "no signature changes": a hunk that starts inside a parameter list hides one.
     return f"The changed code is in {listed(inside)}." if inside else ""
 

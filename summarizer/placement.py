@@ -58,6 +58,10 @@ _PLACE = re.compile(
 _NEGATED = re.compile(r"\b(?:not|never|without|no)\b|n't\b", re.IGNORECASE)
 
 
+def names_a_place(sentence: str) -> bool:
+    return _PLACE.search(sentence) is not None
+
+
 def misplaced(sentence: str, lines: Sequence[PlacedLine], facts: ChangeFacts | None) -> str:
     """Why the sentence puts a change of the PR where the diff does not make it; "" when
     it does not, or the code cannot be sure."""
@@ -119,9 +123,9 @@ _COUNTED = re.compile(
     re.IGNORECASE,
 )
 _NUMBERS = {
-    w: i for i, w in enumerate("a one two three four five six seven eight nine ten".split())
+    w: i for i, w in enumerate("zero one two three four five six seven eight nine ten".split())
 }
-_NUMBERS["a"] = _NUMBERS["an"] = 1
+_NUMBERS |= {"a": 1, "an": 1}
 _CHANGE = {"removed": r"\b(?:remov|delet|drop)", "added": r"\b(?:add|introduc)"}
 
 

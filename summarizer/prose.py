@@ -75,7 +75,9 @@ def _python_parser() -> Parser:
 def prose_lines(lines: list[str], python: bool) -> list[bool]:
     """For each line of a fragment, whether it is blank, a comment or (Python) inside a
     docstring."""
-    in_doc = _inside_docstring(lines) if python else [False] * len(lines)
+    # Without a triple quote a fragment can neither hold nor begin inside a docstring: no parse.
+    quoted = python and any('"""' in line or "'''" in line for line in lines)
+    in_doc = _inside_docstring(lines) if quoted else [False] * len(lines)
     return [not line.strip() or bool(COMMENT_LINE.match(line)) or doc for line, doc in zip(
         lines, in_doc, strict=True
     )]  # fmt: skip
