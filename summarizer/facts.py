@@ -270,7 +270,10 @@ def _parse(grammar: _Grammar, source: bytes) -> dict[str, list[Node]]:
     if grammar.name not in parsers:
         parsers[grammar.name] = Parser(grammar.language)
     tree = parsers[grammar.name].parse(source)
-    return QueryCursor(grammar.query).captures(tree.root_node)
+    # In the file's order: the cursor's own order varies from run to run, and with it the
+    # order of the facts a summary states.
+    captures = QueryCursor(grammar.query).captures(tree.root_node)
+    return {name: sorted(nodes, key=lambda n: n.start_byte) for name, nodes in captures.items()}
 
 
 def _text(node: Node | None) -> str:
