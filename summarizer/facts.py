@@ -29,7 +29,7 @@ from bot.core.models import ChangedFile, PullRequest
 from summarizer.diff_budget import exclusion_reason, priority
 from summarizer.hunks import PATCH_CHARS, Hunk, Side, parse_hunks
 from summarizer.line_edits import LineEdit, change_blocks, file_edits, grouped
-from summarizer.prose import prose_lines
+from summarizer.prose import only_prose, prose_lines
 
 # The work per PR is bounded so a PR of thousands of files stays well under a second: each
 # patch is read up to PATCH_CHARS (summarizer/hunks.py), and once TOTAL_CHARS are read the
@@ -167,6 +167,7 @@ _BUILD = re.compile(
     re.IGNORECASE,
 )
 _UNREAD = ("lock file", "vendored", "generated", "binary")
+_CODE_KINDS = ("source", "config", "build")
 KIND_ORDER = ("source", "build", "CI", "config", "tests", "docs", *_UNREAD)
 
 
@@ -1037,15 +1038,15 @@ def line_owner(path: str, hunk: Hunk, new: bool, row: int) -> str | None:
     return inner or _enclosing(path, hunk, side, row)
 
 
-def _edits(path: str, hunks: list[Hunk]) -> list[LineEdit]:
+def _edits(path: str, hunks: list[Hunk], prose: bool = False) -> list[LineEdit]:
     """The file's lines changed in place, imports left out (a module path edited says less
     than the facts' definitions do)."""
 
     def where(index: int, row: int, new: bool) -> str | None:
-        return line_owner(path, hunks[index], new, row)
+        return None if prose else line_owner(path, hunks[index], new, row)
 
     return [
-        e for e in file_edits(path, ((h.old, h.new) for h in hunks), where)
+        e for e in file_edits(path, ((h.old, h.new) for h in hunks), where, prose)
         if not _IMPORT.match(e.old) and not _IMPORT.match(e.new)
     ]  # fmt: skip
 
@@ -1119,6 +1120,7 @@ def extract_facts(pr: PullRequest) -> ChangeFacts:
         hunks = parse_hunks(f.patch)
         lines += [(f.filename, h) for h in hunks]
         edits += _edits(f.filename, hunks)
+    edits += _docs_edits(pr)
     defs, moves = _moves(defs)
     settings += _settings_added_removed(lines)
     moved_lines = _moved_lines(lines)
@@ -1135,6 +1137,16 @@ def extract_facts(pr: PullRequest) -> ChangeFacts:
         files_total=max(pr.changed_files or 0, len(pr.files)),
         files_unread=unread,
     )
+
+
+def _docs_edits(pr: PullRequest) -> list[LineEdit]:
+    """The docs' lines edited in place, for a PR that changes no code (only docs, tests, CI
+    or comments): "`'{"image":2}'` becomes `--limit-mm-per-prompt.image 2`" in five guides is
+    what such a PR does, and without it its facts were file names only."""
+    if any(file_kind(f) in _CODE_KINDS and not only_prose(f) for f in pr.files):
+        return []
+    docs = [f for f in pr.files if file_kind(f) == "docs" and f.patch]
+    return [e for f in docs for e in _edits(f.filename, parse_hunks(f.patch or ""), prose=True)]
 
 
 # -- the block the model reads ---------------------------------------------------------------

@@ -21,17 +21,18 @@ from summarizer.checks import (
     boilerplate_sentences,
     is_support_file,
     names_pr_code,
-    only_support_files,
     runs_code,
     shaped_like_code,
     split_sentences,
     tidy,
 )
 from summarizer.claims import CODE_SPAN, grounded_names, pr_corpus
+from summarizer.coverage import coverage_sentence
 from summarizer.facts import ChangeFacts, Definition, MovedLines, short_name
 from summarizer.insight import interface_sentence
 from summarizer.line_edits import LineEdit, core
 from summarizer.raises import raises_added
+from summarizer.rationale import reason_sentence
 from summarizer.wording import (
     code,
     listed,
@@ -73,6 +74,8 @@ def finish(
     elif (moves := move_sentence(facts)) and not _MOVE_WORD.search(what):
         # A move read as an addition (or a removal) is the mechanism told wrong.
         what = f"{moves} {what}"
+    if reason := reason_sentence(pr, what):
+        what = f"{what.strip()} {reason}"  # the why, in the author's words, after the what
     risks = risk_text(sections.potential_risks, facts, pr, change_type, corpus)
     interface = interface_sentence(facts, pr)
     impact = sections.technical_impact or interface
@@ -229,12 +232,13 @@ def edits_to_say(facts: ChangeFacts, pr: PullRequest, what: str) -> list[LineEdi
     if not edits or any(_quotes(what, e) for e in edits):
         return []
     # The same replacement twice in one definition is said once, with its count.
-    cores: dict[tuple[str | None, str, str], LineEdit] = {}
+    cores: dict[tuple[str, str | None, str, str], LineEdit] = {}
     for e in edits:
         old, new = core(e)
-        same = cores.get((e.enclosing, old, new))
+        key = (e.file, e.enclosing, old, new)
+        same = cores.get(key)
         places = e.places + (same.places if same else 0)
-        cores[(e.enclosing, old, new)] = replace(e, old=old, new=new, places=places)
+        cores[key] = replace(e, old=old, new=new, places=places)
     said, chars = [], 0
     for e in list(cores.values())[:_EDITS_SAID]:
         chars += len(e.old) + len(e.new)
@@ -248,7 +252,7 @@ def _small_edits(facts: ChangeFacts, pr: PullRequest) -> list[LineEdit]:
     """The edits of the code that runs (of the tests, docs or tools when the PR touches
     nothing else), when there are few enough to be the change's mechanism."""
     runs = [e for e in facts.edits if not is_support_file(e.file)]
-    edits = runs or (list(facts.edits) if only_support_files(pr) else [])
+    edits = runs or (list(facts.edits) if not any(runs_code(f) for f in pr.files) else [])
     return edits if len(edits) <= _EDITS_AT_MOST else []
 
 
@@ -516,8 +520,7 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
         d for d in facts.definitions if d.change in ("changed", "added") and d.file in running
     ]  # fmt: skip
     if changed:
-        d = changed[0]
-        return FactRisk(f"`{d.name}` (`{d.file}`) changes. {tests_sentence(pr)}", (d.name,))
+        return _definitions_risk(changed, pr)
     if pr.files and not running:
         named = listed([code(f.filename) for f in pr.files])
         verb = "changes" if len(pr.files) == 1 else "change"
@@ -527,6 +530,20 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
             (),
         )
     return None
+
+
+def _definitions_risk(changed: list[Definition], pr: PullRequest) -> FactRisk:
+    """The changed definitions of the first file, and which of them the PR's tests name."""
+    names = [d.name for d in changed]
+    # A class is not said beside its own method: the method says where.
+    inner = [n for n in names if not any(o.startswith(f"{n}.") for o in names)]
+    path = changed[0].file
+    beside = [d.name for d in changed if d.file == path and d.name in inner][:3]
+    verb = "changes" if len(beside) == 1 else "change"
+    return FactRisk(
+        f"{listed([code(n) for n in beside])} (`{path}`) {verb}. {coverage_sentence(pr, inner)}",
+        tuple(beside),
+    )
 
 
 _ASSIGNED = re.compile(r"([\w.]+)\s*[=:]\s*(.+)")
@@ -544,6 +561,7 @@ def _edit_risk(edit: LineEdit, pr: PullRequest) -> FactRisk:
     where = f"`{edit.enclosing}`" if edit.enclosing else f"`{edit.file}`"
     return FactRisk(
         f"{where} now uses `{new}` where it used `{old}`: whatever depended on the value "
-        f"of `{old}` there now gets the value of `{new}`. {tests_sentence(pr)}",
+        f"of `{old}` there now gets the value of `{new}`. "
+        f"{coverage_sentence(pr, [edit.enclosing] if edit.enclosing else [])}",
         (new,), exact=True,
     )  # fmt: skip

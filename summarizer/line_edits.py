@@ -28,6 +28,7 @@ class LineEdit:
     new: str
     enclosing: str | None = None  # the function or class it is in, when known
     places: int = 1  # the same edit made in this many places of the file
+    prose: bool = False  # a line of docs: compared by its words, quoted whole-word
 
 
 class Side(Protocol):
@@ -43,6 +44,7 @@ _CONTEXT = 2  # tokens kept on each side of a changed part
 _PART_CHARS = 100  # a changed part longer than this is a rewrite of the line
 _KEPT = 12  # edits kept for a PR: the facts show a few; the rest would only be stored
 _TOKEN = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|\w+|\S")
+_WORD = re.compile(r"\S+")
 _DEFINES = re.compile(r"\s*(?:async\s+)?(?:def|class|struct|fn|func)\s")  # signatures say those
 
 
@@ -58,21 +60,24 @@ def change_blocks(side: Side) -> dict[int, int]:
     return blocks
 
 
-def hunk_edits(old: Side, new: Side) -> Iterator[tuple[int, int, str, str]]:
+def hunk_edits(old: Side, new: Side, prose: bool = False) -> Iterator[tuple[int, int, str, str]]:
     """(old row, new row, old part, new part) for each line of the hunk changed in place: a
     change block whose removed lines each pair, in order, with a similar line added in their
     place; and (-1, new row, "", line) for a single statement added with nothing removed. A
     block with lines only added or only removed around the pairs is a rewrite: its pairs
-    would hide what was added (a tuple that became a list comprehension)."""
+    would hide what was added (a tuple that became a list comprehension). In `prose` (docs)
+    a line is any line, and a line added on its own is no edit."""
     removed, added = _by_block(old), _by_block(new)
     for block, news in added.items():
-        if block not in removed and len(news) == 1 and (line := _statement(new.lines[news[0]])):
+        if not prose and block not in removed and len(news) == 1 and (line := _statement(new.lines[news[0]])):
             yield -1, news[0], "", line  # one statement added on its own: `x = F()` is added
     for block, olds in removed.items():
         news = added.get(block, [])
         if len(olds) != len(news) or len(olds) > _BLOCK_LINES:
             continue
-        pairs = [_pair(old.lines[o], new.lines[n]) for o, n in zip(olds, news, strict=True)]
+        pairs = [
+            _pair(old.lines[o], new.lines[n], prose) for o, n in zip(olds, news, strict=True)
+        ]
         if any(p is None for p in pairs):
             continue
         for o, n, paired in zip(olds, news, pairs, strict=True):
@@ -102,11 +107,15 @@ def _statement(line: str) -> str:
 _SAME = ("", "")  # a line paired with itself, re-indented or re-wrapped: no edit, no rewrite
 
 
-def _pair(line: str, candidate: str) -> tuple[str, str] | None:
-    """The parts of `line` and `candidate` that differ, when one is an edit of the other."""
-    if not all(_is_code(x) and not _DEFINES.match(x) for x in (line, candidate)):
+def _pair(line: str, candidate: str, prose: bool = False) -> tuple[str, str] | None:
+    """The parts of `line` and `candidate` that differ, when one is an edit of the other; of
+    docs (`prose`) any two lines, compared word by word."""
+    if not prose and not all(_is_code(x) and not _DEFINES.match(x) for x in (line, candidate)):
         return None
-    old, new, ops, similar = _compared(line.strip(), candidate.strip())
+    if prose:  # a command in a comment of an example is quoted without its `#`
+        line, candidate = _COMMENT.sub("", line), _COMMENT.sub("", candidate)
+    token = _WORD if prose else _TOKEN
+    old, new, ops, similar = _compared(line.strip(), candidate.strip(), token)
     if not ops:
         return _SAME
     if similar < _SIMILAR:
@@ -118,10 +127,10 @@ _Opcode = tuple[str, int, int, int, int]
 
 
 def _compared(
-    a: str, b: str
+    a: str, b: str, token: re.Pattern[str] = _TOKEN
 ) -> tuple[list[re.Match[str]], list[re.Match[str]], list[_Opcode], float]:
     """The two lines' tokens, the opcodes where they differ, and the share they have in common."""
-    old, new = list(_TOKEN.finditer(a)), list(_TOKEN.finditer(b))
+    old, new = list(token.finditer(a)), list(token.finditer(b))
     matcher = difflib.SequenceMatcher(
         None, [t.group() for t in old], [t.group() for t in new], autojunk=False
     )
@@ -175,7 +184,7 @@ def grouped(edits: Iterable[LineEdit]) -> tuple[LineEdit, ...]:
     for (path, old, new), same in counts.items():
         places = {e.enclosing for e in same}
         enclosing = same[0].enclosing if len(places) == 1 else None
-        out.append(LineEdit(path, old, new, enclosing, len(same)))
+        out.append(LineEdit(path, old, new, enclosing, len(same), same[0].prose))
     return tuple(out[:_KEPT])
 
 
@@ -183,22 +192,24 @@ def file_edits(
     path: str,
     hunks: Iterable[tuple[Side, Side]],
     where: Callable[[int, int, bool], str | None],
+    prose: bool = False,
 ) -> Iterator[LineEdit]:
     """The file's edits; `where(hunk index, row, on the new side)` names the definition a row
     lies in. A line that left one definition for another was rewritten, not edited."""
     for index, (old, new) in enumerate(hunks):
-        for old_row, new_row, old_part, new_part in hunk_edits(old, new):
+        for old_row, new_row, old_part, new_part in hunk_edits(old, new, prose):
             enclosing = where(index, new_row, True)
             if old_row < 0 or where(index, old_row, False) == enclosing:
-                yield LineEdit(path, old_part, new_part, enclosing)
+                yield LineEdit(path, old_part, new_part, enclosing, prose=prose)
 
 
 def core(edit: LineEdit) -> tuple[str, str]:
     """The smallest parts of the edit that read on their own: the tokens that differ, widened
     until their brackets close (`len(self.output_token_ids)` -> `self.num_output_tokens()`,
-    not `len(self.output_token_ids` -> `self.num_output_tokens(`)."""
+    not `len(self.output_token_ids` -> `self.num_output_tokens(`). A docs edit is already
+    whole words."""
     old, new, ops, _ = _compared(edit.old, edit.new)
-    if not ops:
+    if not ops or edit.prose:
         return edit.old, edit.new
     (_, i1, _, j1, _), (_, _, i2, _, j2) = ops[0], ops[-1]
     if _at(old, i2) == _at(new, j2) == "(":  # a call keeps its arguments
