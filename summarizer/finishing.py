@@ -27,7 +27,6 @@ from summarizer.checks import (
     tidy,
 )
 from summarizer.claims import CODE_SPAN, grounded_names, pr_corpus
-from summarizer.coverage import coverage_sentence
 from summarizer.facts import ChangeFacts, Definition, MovedLines, short_name
 from summarizer.insight import interface_sentence
 from summarizer.line_edits import LineEdit, core
@@ -533,7 +532,7 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
 
 
 def _definitions_risk(changed: list[Definition], pr: PullRequest) -> FactRisk:
-    """The changed definitions of the first file, and which of them the PR's tests name."""
+    """The changed definitions of the first file, and the tests that change with them."""
     names = [d.name for d in changed]
     # A class is not said beside its own method: the method says where.
     inner = [n for n in names if not any(o.startswith(f"{n}.") for o in names)]
@@ -541,7 +540,7 @@ def _definitions_risk(changed: list[Definition], pr: PullRequest) -> FactRisk:
     beside = [d.name for d in changed if d.file == path and d.name in inner][:3]
     verb = "changes" if len(beside) == 1 else "change"
     return FactRisk(
-        f"{listed([code(n) for n in beside])} (`{path}`) {verb}. {coverage_sentence(pr, inner)}",
+        f"{listed([code(n) for n in beside])} (`{path}`) {verb}. {tests_sentence(pr)}",
         tuple(beside),
     )
 
@@ -561,7 +560,6 @@ def _edit_risk(edit: LineEdit, pr: PullRequest) -> FactRisk:
     where = f"`{edit.enclosing}`" if edit.enclosing else f"`{edit.file}`"
     return FactRisk(
         f"{where} now uses `{new}` where it used `{old}`: whatever depended on the value "
-        f"of `{old}` there now gets the value of `{new}`. "
-        f"{coverage_sentence(pr, [edit.enclosing] if edit.enclosing else [])}",
+        f"of `{old}` there now gets the value of `{new}`. {tests_sentence(pr)}",
         (new,), exact=True,
     )  # fmt: skip

@@ -287,3 +287,20 @@ def test_lines_moved_between_two_hunks_of_one_file_do_not_lead_what_changed():
     assert facts.moved_lines and not facts.moved_lines[0].reordered
     said = SummarySections("It edits the table tool.", "", "", "")
     assert "unchanged lines" not in finish(said, pr, facts).what_changed
+
+
+def test_the_changed_code_risk_names_each_changed_definition_of_its_file_but_no_enclosing_class():
+    # vLLM #33945 changes two attention patterns; naming only the first hid the second.
+    patterns = pr_of(ChangedFile("vllm/fusion.py", additions=2, deletions=0, patch=(
+        "@@ -10,6 +10,7 @@ class AttentionFp8StaticQuantPattern(AttentionQuantPattern):\n"
+        "     def pattern(self, q, k, v):\n"
+        "+        kv_cache_dummy_dep = self.empty(0)\n"
+        "         return q\n"
+        "@@ -40,6 +41,7 @@ class AttentionNvfp4QuantPattern(AttentionQuantPattern):\n"
+        "     def pattern(self, q, k, v):\n"
+        "+        kv_cache_dummy_dep = self.empty(0)\n"
+        "         return q\n")))  # fmt: skip
+    assert risk_sentence(extract_facts(patterns), patterns) == (
+        "`AttentionFp8StaticQuantPattern.pattern` and `AttentionNvfp4QuantPattern.pattern` "
+        "(`vllm/fusion.py`) change. No test changes with it in this PR."
+    )

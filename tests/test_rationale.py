@@ -9,6 +9,8 @@ the PR only moves and comments in tests are not.
 
 from __future__ import annotations
 
+import pytest
+
 from bot.core.models import ChangedFile, PullRequest, SummarySections
 from summarizer.facts import extract_facts
 from summarizer.finishing import finish
@@ -114,33 +116,34 @@ def test_banners_headers_links_code_and_todos_are_not_reasons():
     assert reason_sentence(pr_of(noise)) == ""
 
 
-def test_lines_added_to_a_comment_that_was_there_are_a_fragment_not_quoted():
-    grown = patched("vllm/c.py", (
+# Comments that are not the change's reason, each with a reason in its words.
+NOT_THE_CHANGES_REASON = {
+    # Lines added to a comment that was there are a fragment of it.
+    "grown": patched("vllm/c.py", (
         "@@ -1,4 +1,5 @@ def f():\n"
         "     # The cutlass kernels are compiled only for SM90\n"
         "+    # on Hopper, so this must be guarded because it would fail elsewhere\n"
-        "     run()\n"))  # fmt: skip
-    assert reason_sentence(pr_of(grown)) == ""
-
-
-def test_a_comment_the_pr_only_moves_is_not_new():
-    moved = patched("vllm/d.py", (
+        "     run()\n")),
+    # A comment the PR only moves is not new.
+    "moved": patched("vllm/d.py", (
         "@@ -1,8 +1,8 @@ def f():\n"
         "-    # Sort so that every rank reads the files in the same order.\n"
         "-    files = sorted(files)\n"
         "     load()\n"
         "+    # Sort so that every rank reads the files in the same order.\n"
-        "+    files = sorted(files)\n"))  # fmt: skip
-    assert reason_sentence(pr_of(moved)) == ""
-
-
-def test_comments_in_tests_are_not_the_changes_reason():
-    test = patched("tests/test_e.py", (
+        "+    files = sorted(files)\n")),
+    # A test's comment explains the test, not the change.
+    "in a test": patched("tests/test_e.py", (
         "@@ -1,2 +1,4 @@ def test_x():\n"
         "     a = 1\n"
         "+    # Required so that the two requests land in the same batch\n"
-        "+    b = 2\n"))  # fmt: skip
-    assert reason_sentence(pr_of(test)) == ""
+        "+    b = 2\n")),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", NOT_THE_CHANGES_REASON)
+def test_a_fragment_a_moved_comment_or_a_tests_comment_is_not_quoted(kind: str):
+    assert reason_sentence(pr_of(NOT_THE_CHANGES_REASON[kind])) == ""
 
 
 def test_a_preprocessor_line_in_cuda_is_not_a_comment():
