@@ -533,11 +533,10 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
 
 def _definitions_risk(changed: list[Definition], pr: PullRequest) -> FactRisk:
     """The changed definitions of the first file, and the tests that change with them."""
-    names = [d.name for d in changed]
-    # A class is not said beside its own method: the method says where.
-    inner = [n for n in names if not any(o.startswith(f"{n}.") for o in names)]
     path = changed[0].file
-    beside = [d.name for d in changed if d.file == path and d.name in inner][:3]
+    names = [d.name for d in changed if d.file == path]
+    # A class is not said beside its own method: the method says where.
+    beside = [n for n in names if not any(o.startswith(f"{n}.") for o in names)][:3]
     verb = "changes" if len(beside) == 1 else "change"
     return FactRisk(
         f"{listed([code(n) for n in beside])} (`{path}`) {verb}. {tests_sentence(pr)}",

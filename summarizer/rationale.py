@@ -14,6 +14,7 @@ commented out, a TODO or a link says nothing of why. A comment the PR only moves
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bot.core.models import PullRequest
@@ -84,12 +85,13 @@ def reason_sentence(pr: PullRequest, said: str = "") -> str:
 def added_comments(pr: PullRequest) -> list[AuthorComment]:
     """The comments the PR adds to the code that runs (not to tests, docs or CI), each run
     of comment lines as one text; those that say nothing of why, or only move, left out."""
-    removed = " ".join(_removed_comment_words(pr))
+    hunks = {f.filename: parse_hunks(f.patch) for f in pr.files if f.patch}
+    removed = " ".join(_removed_comment_words(hunks.values()))
     found: list[AuthorComment] = []
     for f in pr.files:
-        if is_support_file(f.filename) or not f.patch:
+        if is_support_file(f.filename) or f.filename not in hunks:
             continue
-        for hunk in parse_hunks(f.patch):
+        for hunk in hunks[f.filename]:
             for rows in _comment_runs(hunk, f.filename.endswith(_C_FAMILY)):
                 text = _joined([_MARKER.sub("", hunk.new.lines[r]).strip() for r in rows])
                 if _says_something(text) and text not in removed:
@@ -146,11 +148,11 @@ def _says_something(text: str) -> bool:
     return len(_CODE_CHAR.findall(text)) * 2 <= len(words)
 
 
-def _removed_comment_words(pr: PullRequest) -> list[str]:
+def _removed_comment_words(files: Iterable[list[Hunk]]) -> list[str]:
     """The comments the PR removes, as text: a comment it adds among these is only moved."""
     texts = []
-    for f in pr.files:
-        for hunk in parse_hunks(f.patch or ""):
+    for hunks in files:
+        for hunk in hunks:
             lines = hunk.old.lines
             rows = (r for r in sorted(hunk.old.changed) if COMMENT_LINE.match(lines[r]))
             texts.append(" ".join(_MARKER.sub("", lines[r]).strip() for r in rows))
