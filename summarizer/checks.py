@@ -62,7 +62,13 @@ from summarizer.fact_claims import (
 )
 from summarizer.facts import ChangeFacts
 from summarizer.filler import invented_benefit, invented_expansion, invented_setting, padding
-from summarizer.placement import PlacedLine, misplaced, names_a_place, placed_lines
+from summarizer.placement import (
+    PlacedLine,
+    commented_place,
+    misplaced,
+    names_a_place,
+    placed_lines,
+)
 from summarizer.prose import COMMENT_LINE, only_prose
 from summarizer.repetition import sentences
 
@@ -613,7 +619,9 @@ def _contradicted(field: str, sentence: str, against: FactEvidence) -> list[Find
 def _misplaced(
     field: str, sentence: str, evidence: _Evidence, facts: ChangeFacts | None
 ) -> list[Finding]:
-    if names_a_place(sentence) and (why := misplaced(sentence, evidence.placed, facts)):
+    if not names_a_place(sentence):
+        return []
+    if why := misplaced(sentence, evidence.placed, facts) or commented_place(sentence, evidence.pr):
         return [Finding(FindingKind.CONTRADICTS_FACTS, field, sentence, why)]
     return []
 
@@ -637,7 +645,31 @@ def _headline_contradicted(
         for why in (called_reworded(s, whole, against) for s in spans(marked))
         if why
     ]
+    found += _framed_backwards(own, evidence.pr)
     return [replace(f, sentence=headline) for f in found]
+
+
+_FRAMED = {
+    _OLD: re.compile(r"\b(?:remov|delet|drop|deprecat|eliminat)\w*", re.IGNORECASE),
+    _ADD: re.compile(r"\b(?:add(?:s|ed|ing|itions?)?|introduc\w*)\b", re.IGNORECASE),
+}
+
+
+def _framed_backwards(own: str, pr: PullRequest) -> list[Finding]:
+    """The headline's own words frame the whole PR by the smaller side of its diff: "Token
+    Base IPC API Removals" for a PR whose code gains 376 lines and loses 90."""
+    code_files = [f for f in pr.files if not is_support_file(f.filename)]
+    added = sum(f.additions for f in code_files)
+    removed = sum(f.deletions for f in code_files)
+    for side, larger, smaller, few, many in (
+        (_OLD, added, removed, "removes", "adds"),
+        (_ADD, removed, added, "adds", "removes"),
+    ):
+        word = _FRAMED[side].search(own)
+        if word and larger >= 20 and larger >= 3 * smaller:
+            why = f'says "{word.group(0)}", but the code {few} {smaller} lines and {many} {larger}'
+            return [Finding(FindingKind.CONTRADICTS_FACTS, "headline", own, why)]
+    return []
 
 
 _TITLE_TAGS = re.compile(r"^(?:\s*\[[^\]]*\])+\s*")  # "[Bugfix][ROCm] "

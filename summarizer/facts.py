@@ -29,6 +29,7 @@ from bot.core.models import ChangedFile, PullRequest
 from summarizer.diff_budget import exclusion_reason, priority
 from summarizer.hunks import PATCH_CHARS, Hunk, Side, parse_hunks
 from summarizer.line_edits import LineEdit, change_blocks, file_edits, grouped
+from summarizer.opened_signatures import OpenedSignature, opened_signature
 from summarizer.prose import only_prose, prose_lines
 
 # The work per PR is bounded so a PR of thousands of files stays well under a second: each
@@ -489,6 +490,7 @@ class _FileRead:
     old_fields: dict[str, tuple[str, bool]] = field(default_factory=dict)  # text, changed
     new_fields: dict[str, tuple[str, bool]] = field(default_factory=dict)
     deletions: list[Deletion] = field(default_factory=list)
+    opened: list[OpenedSignature] = field(default_factory=list)  # see opened_signatures.py
 
 
 def _read_side(
@@ -598,6 +600,8 @@ def _read_file(f: ChangedFile, grammar: _Grammar | None) -> _FileRead:
         if grammar is not None and grammar.name != "yaml":
             found = _read_side(grammar, hunk.old, hunk.header, read, new=False)
             _read_side(grammar, hunk.new, hunk.header, read, new=True)
+            if grammar.name == "python" and (opened := opened_signature(hunk)):
+                read.opened.append(opened)
         _read_deletion(found, hunk, hunk.header, grammar.name if grammar else "", read)
     return read
 
@@ -636,6 +640,7 @@ def _definitions(read: _FileRead) -> tuple[list[Definition], list[SignatureChang
             defs.append(Definition(path, name, old.kind, _one_side(old, "removed")))
         elif new and (new.whole or new.touched):
             defs.append(Definition(path, name, new.kind, _one_side(new, "added")))
+    sigs += _opened_changes(read, {s.name for s in sigs})
     named = {d.name for d in defs}
     for change, enclosing in (("changed", read.enclosing), ("reworded", read.reworded)):
         for name, kind in enclosing.items():
@@ -643,6 +648,20 @@ def _definitions(read: _FileRead) -> tuple[list[Definition], list[SignatureChang
                 defs.append(Definition(path, name, kind, change))
                 named.add(name)
     return defs, sigs
+
+
+def _opened_changes(read: _FileRead, known: set[str]) -> list[SignatureChange]:
+    """The signatures changed below a `def` the hunk header names, one per function."""
+    out: dict[str, SignatureChange] = {}
+    for o in read.opened:
+        if o.name in known or o.name in out:
+            continue
+        removed = tuple(p for p in o.old_params if p not in o.new_params)
+        added = tuple(p for p in o.new_params if p not in o.old_params)
+        out[o.name] = SignatureChange(
+            read.path, o.name, "function", o.shown(new=False), o.shown(new=True), removed, added
+        )
+    return list(out.values())
 
 
 def _one_side(seen: _Seen, whole: str) -> str:

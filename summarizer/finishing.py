@@ -17,6 +17,13 @@ from pathlib import PurePosixPath
 
 from bot.core.models import ChangeType, PullRequest, SummarySections
 from summarizer.attributes import attributes_dropped
+from summarizer.call_arguments import (
+    PassedValue,
+    added_arguments,
+    param_name,
+    passed_values,
+    required_params,
+)
 from summarizer.checks import (
     boilerplate_sentences,
     is_support_file,
@@ -27,7 +34,7 @@ from summarizer.checks import (
     tidy,
 )
 from summarizer.claims import CODE_SPAN, grounded_names, pr_corpus
-from summarizer.facts import ChangeFacts, Definition, MovedLines, short_name
+from summarizer.facts import ChangeFacts, Definition, MovedLines, SignatureChange, short_name
 from summarizer.insight import interface_sentence
 from summarizer.line_edits import LineEdit, core
 from summarizer.raises import raises_added
@@ -402,6 +409,7 @@ def fact_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     only, that runtime code is untouched."""
     return (
         _breaking_risk(facts)
+        or _required_param_risk(facts, pr)
         or _attribute_risk(pr)
         or _raise_risk(facts, pr)
         or _changed_risk(facts, pr)
@@ -423,7 +431,7 @@ def _breaking_risk(facts: ChangeFacts) -> FactRisk | None:
             tuple(removed), breaks=True,
         )  # fmt: skip
     if params := [(s, p) for s in facts.signatures for p in s.removed_params]:
-        s, p = params[0]
+        s, p = params[0][0], param_name(params[0][1])
         return FactRisk(
             f"A caller that still passes `{p}` to `{s.name}` breaks: the parameter is gone.",
             (p, s.name), breaks=True,
@@ -458,6 +466,41 @@ def _breaking_risk(facts: ChangeFacts) -> FactRisk | None:
             tuple(n for n in (m.old_enclosing,) if n), breaks=True,
         )  # fmt: skip
     return None
+
+
+def _required_param_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
+    """A module-level Python function that gains a parameter with no default: a call the
+    diff does not show fails, and the calls it shows say what each passes."""
+    for s in facts.signatures:
+        if s.kind != "function" or "." in s.name or not s.file.endswith(".py"):
+            continue
+        if is_support_file(s.file) or not (names := required_params(s.added_params)):
+            continue
+        if not _asks_callers(s):
+            continue
+        p = names[0]
+        return FactRisk(
+            f"`{s.name}` now requires `{p}`, with no default: a call outside this diff that "
+            f"does not pass it fails with a `TypeError`.{_passed_sentence(passed_values(pr, p))}",
+            (s.name, p), breaks=True,
+        )  # fmt: skip
+    return None
+
+
+def _passed_sentence(passed: list[PassedValue]) -> str:
+    """Where the diff passes the new parameter, and the one constant among computed values."""
+    if not passed:
+        return ""
+    by_place: dict[str, list[str]] = {}
+    for v in passed:
+        by_place.setdefault(code(v.owner or v.file), []).append(code(v.value[:80]))
+    places = "; ".join(f"in {where}, {listed(values)}" for where, values in by_place.items())
+    said = f" The PR passes it in {len(passed)} place{'s' if len(passed) > 1 else ''}: {places}."
+    constants = [v for v in passed if v.constant]
+    if len(constants) == 1 < len(passed):
+        c = constants[0]
+        said += f" Only {code(c.owner or c.file)} passes a constant, `{c.value}`."
+    return said
 
 
 def _attribute_risk(pr: PullRequest) -> FactRisk | None:
@@ -504,16 +547,29 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
             f"Anything that relied on `{s.name}` being `{s.old}` now gets `{s.new}`.",
             (s.new,), exact=True,
         )  # fmt: skip
-    if facts.signatures:
-        s = facts.signatures[0]
+    # Parameters added with defaults ask nothing of a caller, and a kernel's are its launcher's.
+    if demanding := [s for s in facts.signatures if _asks_callers(s)]:
+        s = demanding[0]
+        new = f" `{s.new}`"
+        if len(s.new) > 100 and (s.added_params or s.removed_params):
+            new = ", which " + " and ".join(
+                f"{verb} {listed([code(param_name(p)) for p in params])}"
+                for verb, params in (("drops", s.removed_params), ("adds", s.added_params))
+                if params
+            )  # fmt: skip
         return FactRisk(
-            f"Every caller of `{s.name}` must match its new signature `{s.new}`.",
+            f"Every caller of `{s.name}` must match its new signature{new}.",
             (s.name,), exact=True,
         )  # fmt: skip
     # An edit whose old or new core is empty (an argument appended) has no value to compare.
-    valued = [e for e in facts.edits if e.old and all(core(e)) and not is_support_file(e.file)]
+    valued = [
+        e for e in facts.edits
+        if e.old and all(core(e)) and not any(map(_cut, core(e))) and not is_support_file(e.file)
+    ]  # fmt: skip
     if edits := valued[:1]:
         return _edit_risk(edits[0], pr)
+    if argument := _argument_risk(facts, pr):
+        return argument
     running = {f.filename for f in pr.files if runs_code(f)}
     changed = [
         d for d in facts.definitions if d.change in ("changed", "added") and d.file in running
@@ -529,6 +585,59 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
             (),
         )
     return None
+
+
+def _argument_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
+    """A keyword argument added on its own line to a call that was there: the callee got its
+    own default before (the call ran without it) and now gets this value. An argument for a
+    parameter the PR itself adds had no default to fall back to, and is left out."""
+    new_here = _new_parameters(facts)
+    # `glm_ocr="GlmOcrConfig"` is an entry added to a registry, not a value; `HAS_BIAS=` a
+    # Triton kernel's constexpr, which its heuristics may have set.
+    added = [
+        a for a in added_arguments(pr)
+        if a.call_kept and a.name not in new_here and not a.name.isupper()
+        and not _LITERAL_STRING.fullmatch(a.value)
+    ]  # fmt: skip
+    if not added:
+        return None
+    a = added[0]
+    same = [b for b in added if (b.name, b.value) == (a.name, a.value)]
+    where = listed([code(w) for w in dict.fromkeys(b.owner or b.file for b in same)])
+    calls = f"{len(same)} calls that" if len(same) > 1 else "a call that"
+    return FactRisk(
+        f"{where} now pass{'es' if ' and ' not in where else ''} `{a.name}={a.value}` to "
+        f"{calls} did not pass `{a.name}` before: the callee used its own default for it "
+        "there, and now gets this value.",
+        (a.name,), exact=True,
+    )  # fmt: skip
+
+
+_LITERAL_STRING = re.compile(r"[rbf]?(['\"]).*\1")
+
+
+def _new_parameters(facts: ChangeFacts) -> set[str]:
+    """Names the PR itself gives a callee (a parameter, a config field, a definition): an
+    argument passed for one of them had no default to fall back to before."""
+    names = {param_name(p) for s in facts.signatures for p in s.added_params}
+    names |= {short_name(s.name) for s in facts.settings if s.change == "added"}
+    return names | {short_name(d.name) for d in facts.of("added")}
+
+
+# A compared core cut inside an expression ("`IMG_START + repl_features +`") is no value.
+_CUT = re.compile(r"^\s*[.+\-*/%,)\]}&|]|[.+\-*/%,(\[{&|=]\s*$")
+
+
+def _cut(text: str) -> bool:
+    return bool(_CUT.search(text))
+
+
+def _asks_callers(s: SignatureChange) -> bool:
+    if any("constexpr" in p for p in s.added_params):
+        return False
+    if s.added_params and not s.removed_params and "**" in s.old:
+        return False  # a name `**kwargs` took before: the callers that passed it still do
+    return bool(s.removed_params or required_params(s.added_params) or not s.added_params)
 
 
 def _definitions_risk(changed: list[Definition], pr: PullRequest) -> FactRisk:

@@ -22,6 +22,7 @@ from bot.core.models import PullRequest
 from summarizer.claims import BACKTICKED, code_pattern, normalize_code
 from summarizer.facts import ChangeFacts, line_owner
 from summarizer.hunks import parse_hunks
+from summarizer.prose import prose_lines
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,38 @@ def misplaced(sentence: str, lines: Sequence[PlacedLine], facts: ChangeFacts | N
         if facts is not None and (why := _miscounted(before, place, facts)):
             return why
     return ""
+
+
+def commented_place(sentence: str, pr: PullRequest) -> str:
+    """A method or function the sentence puts a change in that the diff names only inside
+    comments: read off a comment ("mirrors Request.append_output_token_ids"), it is a guess
+    at where the change is."""
+    if _NEGATED.search(sentence):
+        return ""
+    for m in _PLACE.finditer(sentence):
+        place = _parts(m.group("place").strip().rstrip("()"))
+        if place and m.group("kind") in ("method", "function") and _commented_only(place[-1], pr):
+            return f"puts a change in `{place[-1]}`, which the diff names only in a comment"
+    return ""
+
+
+def _commented_only(name: str, pr: PullRequest) -> bool:
+    word = re.compile(rf"(?<![\w.]){re.escape(name)}\b|\.{re.escape(name)}\b")
+    seen = False
+    for f in pr.files:
+        python = f.filename.endswith((".py", ".pyi"))
+        for hunk in parse_hunks(f.patch or ""):
+            if word.search(hunk.header):
+                return False
+            for side in (hunk.old, hunk.new):
+                rows = [r for r, line in enumerate(side.lines) if word.search(line)]
+                if not rows:
+                    continue
+                prose = prose_lines(side.lines, python)
+                if not all(prose[r] for r in rows):
+                    return False
+                seen = True
+    return seen
 
 
 def _a_definition(place: tuple[str, ...], lines: Sequence[PlacedLine]) -> bool:

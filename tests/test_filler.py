@@ -165,6 +165,31 @@ def test_a_headline_that_only_echoes_the_title_is_never_replaced():
     assert finished(MOVED_FLAG, echo).headline == echo.headline
 
 
+def test_a_headline_that_frames_a_mostly_added_pr_as_removals_gives_way_to_the_title():
+    # vLLM #34175's shape: a new token-keyed API (40 lines) beside 5 lines dropped.
+    body = "".join(f"+    key_part_{i} = token_ids[{i}]\n" for i in range(40))
+    patch = "@@ -10,5 +10,40 @@ class LMCacheMPWorkerAdapter:\n" + body + "".join(
+        f"-    old_{i} = block_hashes[{i}]\n" for i in range(5)
+    )
+    added_api = pr_of("[LMCache] Token Base IPC API", ChangedFile(
+        "vllm/distributed/kv_transfer/lmcache_adapter.py", additions=40, deletions=5, patch=patch,
+    ), number=34175)  # fmt: skip
+    wrong = sections(headline="LMCache: Token Base IPC API Removals")
+    assert finished(added_api, wrong).headline == "[LMCache] Token Base IPC API"
+    right = sections(headline="LMCache: keys built from token ranges")
+    assert finished(added_api, right).headline == right.headline
+    # Tests the PR adds are not its code: a removal with a long new test is still a removal.
+    removal = pr_of("[Cleanup] Old block hashes", ChangedFile(
+        "vllm/lmcache_adapter.py", deletions=30,
+        patch="@@ -1,30 +1,0 @@\n" + "".join(f"-old_{i} = {i}\n" for i in range(30)),
+    ), ChangedFile(
+        "tests/test_adapter.py", additions=200,
+        patch="@@ -0,0 +1,200 @@\n" + "".join(f"+assert f({i})\n" for i in range(200)),
+    ))  # fmt: skip
+    removes = sections(headline="Removes the old block hash constants")
+    assert finished(removal, removes).headline == removes.headline
+
+
 def _reversed(patch: str | None) -> str:
     """The patch undone: what was added is removed and the reverse (a revert's diff)."""
     lines = []

@@ -113,3 +113,36 @@ def test_a_misplaced_sentence_is_a_finding_that_takes_the_sentence_out():
     )
     found = check_answer(VOXTRAL, said, ChangeType.SUBSTANTIAL, extract_facts(VOXTRAL))
     assert [f.kind for f in found] == [FindingKind.CONTRADICTS_FACTS]
+
+
+# vLLM #34183's shape: the scheduler's hunk names `append_output_token_ids` only in a comment
+# it removes, and the hunk header hides the method the change is in.
+SESSION = pr_of(ChangedFile("vllm/v1/core/sched/scheduler.py", additions=2, deletions=4, patch=(
+    "@@ -982,8 +982,6 @@ class Scheduler(SchedulerInterface):\n"
+    "         session.prompt_token_ids.extend(update.prompt_token_ids or ())\n"
+    "-        # Update block hashes for the new tokens\n"
+    "-        # (mirrors Request.append_output_token_ids)\n"
+    "-        if session.get_hash_new_full_blocks is not None:\n"
+    "-            session.block_hashes.extend(session.get_hash_new_full_blocks())\n"
+    "+        # Update block hashes for the new tokens.\n"
+    "+        session.update_block_hashes()\n"
+    "         session.num_prompt_tokens = len(session.prompt_token_ids)\n"
+)))  # fmt: skip
+
+
+def test_a_method_the_diff_names_only_in_a_comment_is_a_guessed_place():
+    guessed = (
+        "The `Scheduler` class is modified to call `update_block_hashes` in the "
+        "`append_output_token_ids` method."
+    )
+    found = check_answer(
+        SESSION, SummarySections(guessed, "", "", ""), ChangeType.SUBSTANTIAL,
+        extract_facts(SESSION),
+    )  # fmt: skip
+    assert [f.explanation for f in found] == [
+        "puts a change in `append_output_token_ids`, which the diff names only in a comment"
+    ]
+    said = "The `Scheduler` class now calls `update_block_hashes` on the session."
+    assert check_answer(
+        SESSION, SummarySections(said, "", "", ""), ChangeType.SUBSTANTIAL, extract_facts(SESSION)
+    ) == []

@@ -1,0 +1,94 @@
+"""The values a PR passes for a parameter its signature gains: where a reviewer looks next.
+
+When a function gains a parameter with no default, every call must now pass it, and what each
+call passes is the change's substance: vLLM #34167 made `build_attn_metadata` take
+`max_query_len`, and its four calls pass three computed values and one constant `1`. The
+constant is what the real report's risk section asks about. Black writes a call that long
+one argument a line (`max_query_len=num_tokens_per_req,`), so the added lines name them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bot.core.models import PullRequest
+from summarizer.checks import is_support_file
+from summarizer.facts import line_owner
+from summarizer.hunks import Side, parse_hunks
+
+# A number, a quoted string, or one of Python's constants: a value no call computes.
+_LITERAL = re.compile(r"-?\d[\d_.eE+-]*|True|False|None|(['\"]).*\1")
+
+
+@dataclass(frozen=True)
+class PassedValue:
+    """One added `name=value` argument: its value and the definition it is written in."""
+
+    name: str
+    value: str
+    file: str
+    owner: str | None
+    call_kept: bool  # the call's first line is unchanged (or above the hunk): it was there
+
+    @property
+    def constant(self) -> bool:
+        return bool(_LITERAL.fullmatch(self.value))
+
+
+def param_name(param: str) -> str:
+    """`dtype` of `dtype: torch.dtype = None`."""
+    return param.split("=")[0].split(":")[0].strip()
+
+
+def required_params(added: tuple[str, ...]) -> list[str]:
+    """The names of the added parameters a call must pass: no default, not `*args`,
+    `**kwargs` or the `*` and `/` markers. A Triton kernel's (`BLOCK: tl.constexpr`) are
+    bound by its launcher, not by a plain call."""
+    if any("constexpr" in p for p in added):
+        return []
+    names = []
+    for p in added:
+        if "=" in p or p.startswith(("*", "/")):
+            continue
+        if (name := param_name(p)).isidentifier() and name not in ("self", "cls"):
+            names.append(name)
+    return names
+
+
+def passed_values(pr: PullRequest, name: str) -> list[PassedValue]:
+    """Each added line of Python that passes `name=` as an argument of its own line."""
+    return [v for v in added_arguments(pr) if v.name == name]
+
+
+_DEF = re.compile(r"\s*(?:async\s+)?def\s")
+_ARGUMENT = re.compile(r"\s+([A-Za-z_]\w*)=(?!=)(.+?),?\s*(?:#.*)?")
+
+
+def added_arguments(pr: PullRequest) -> list[PassedValue]:
+    """Every keyword argument the PR's Python adds on a line of its own, tests left out."""
+    found = []
+    for f in pr.files:
+        if not f.filename.endswith(".py") or is_support_file(f.filename):
+            continue
+        for hunk in parse_hunks(f.patch or ""):
+            for row in sorted(hunk.new.changed):
+                if m := _ARGUMENT.fullmatch(hunk.new.lines[row]):
+                    opened = _call_line(hunk.new, row)
+                    if opened is not None and _DEF.match(hunk.new.lines[opened]):
+                        continue  # a parameter with a default, in a signature
+                    owner = line_owner(f.filename, hunk, True, row)
+                    kept = opened not in hunk.new.changed
+                    found.append(PassedValue(m[1], m[2].strip(), f.filename, owner, kept))
+    return found
+
+
+def _call_line(side: Side, row: int) -> int | None:
+    """The row that opens the brackets `row` stands in; None above the fragment."""
+    depth = 0
+    for above in range(row - 1, -1, -1):
+        line = side.lines[above].split("#")[0]
+        depth += sum(line.count(c) for c in ")]}") - sum(line.count(c) for c in "([{")
+        if depth < 0:
+            return above
+    return None
