@@ -895,8 +895,17 @@ _PASSIVE = re.compile(
     r"|(?:logger|logging|log|LOG)\.\w+\(|print\(|printf\(|std::cout\b"
     r"|[rbfuRBFU]*([\"']).*\1[\s,)]*$"
     r"|[\"'][\w.-]+[\"']\s*:\s*(?:[\"'][^\"']*[\"']|[\d.]+|True|False|None)\s*,?\s*$"
-    r"|[\w.\-\[\]]+\s*(?:==|>=|<=|~=|@)\s*\S+\s*$)"
+    r"|[\w.\-\[\]]+\s*(?:==|>=|<=|~=|@)\s*\S+\s*$"
+    # A requirements file's pip options: where the pins come from.
+    r"|-[rc]\s+\S+\s*$|--(?:extra-index-url|index-url|find-links|trusted-host)\b)"
 )
+# `"sum",` on a line of its own is a value a call is given (a reduction op, a device), not a
+# message: a word a program compares, where a message has spaces (a `"--flag"` is a label).
+_VALUE_STRING = re.compile(r"^\s*([\"'])\w[\w.\-]{0,39}\1\s*,?\s*\)?\s*$")
+
+
+def _passive(line: str) -> bool:
+    return bool(_PASSIVE.search(line)) and not _VALUE_STRING.match(line)
 
 
 def is_test_file(filename: str) -> bool:
@@ -952,7 +961,7 @@ def looks_trivial(pr: PullRequest) -> bool:
     if sum(f.additions + f.deletions for f in source) > TINY_CHANGE:
         return False
     sides = diff_lines(replace(pr, files=source))
-    return all(_PASSIVE.search(line) for line in (*sides.added, *sides.removed))
+    return all(_passive(line) for line in (*sides.added, *sides.removed))
 
 
 _FIX = re.compile(r"\b(?:bug ?fix|fix(?:es|ed|ing)?|broken|failing|flaky)\b", re.I)
@@ -1013,7 +1022,7 @@ def _reason_checks_out(reason: str, pr: PullRequest) -> bool:
     source = replace(pr, files=tuple(f for f in pr.files if runs_code(f)))
     if not source.files:
         return False
-    added = [line for line in diff_lines(source).added if not _PASSIVE.search(line)]
+    added = [line for line in diff_lines(source).added if not _passive(line)]
     lines = tuple(normalize_code(line) for line in added)
     if not lines:
         return False

@@ -547,7 +547,8 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
             f"Anything that relied on `{s.name}` being `{s.old}` now gets `{s.new}`.",
             (s.new,), exact=True,
         )  # fmt: skip
-    # Parameters added with defaults ask nothing of a caller, and a kernel's are its launcher's.
+    # Parameters added with defaults ask nothing of a caller, and a kernel's constexprs are
+    # its launcher's (`required_params`).
     if demanding := [s for s in facts.signatures if _asks_callers(s)]:
         s = demanding[0]
         new = f" `{s.new}`"
@@ -603,10 +604,10 @@ def _argument_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
         return None
     a = added[0]
     same = [b for b in added if (b.name, b.value) == (a.name, a.value)]
-    where = listed([code(w) for w in dict.fromkeys(b.owner or b.file for b in same)])
+    owners = [code(w) for w in dict.fromkeys(b.owner or b.file for b in same)]
     calls = f"{len(same)} calls that" if len(same) > 1 else "a call that"
     return FactRisk(
-        f"{where} now pass{'es' if ' and ' not in where else ''} `{a.name}={a.value}` to "
+        f"{listed(owners)} now pass{'es' if len(owners) == 1 else ''} `{a.name}={a.value}` to "
         f"{calls} did not pass `{a.name}` before: the callee used its own default for it "
         "there, and now gets this value.",
         (a.name,), exact=True,
@@ -633,8 +634,6 @@ def _cut(text: str) -> bool:
 
 
 def _asks_callers(s: SignatureChange) -> bool:
-    if any("constexpr" in p for p in s.added_params):
-        return False
     if s.added_params and not s.removed_params and "**" in s.old:
         return False  # a name `**kwargs` took before: the callers that passed it still do
     return bool(s.removed_params or required_params(s.added_params) or not s.added_params)

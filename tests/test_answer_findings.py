@@ -5,6 +5,8 @@ shows otherwise."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bot.core.models import ChangedFile, ChangeType, PullRequest, SummarySections
 from summarizer.checks import (
     Finding,
@@ -535,6 +537,42 @@ def test_a_small_change_of_logic_keeps_the_models_type():
     assert decide_type(BLOCK_PR, ChangeType.SUBSTANTIAL) == ChangeType.SUBSTANTIAL
     assert decide_type(BLOCK_PR, ChangeType.TRIVIAL) == ChangeType.TRIVIAL
     assert decide_type(DTYPE_PR, ChangeType.SUBSTANTIAL) == ChangeType.SUBSTANTIAL
+
+
+def test_a_value_passed_as_a_string_is_logic_but_a_pip_index_beside_a_pin_is_not():
+    # vLLM #33088's shape: a reduction op, given on a line of its own, changes from "avg".
+    reduction = PullRequest("o/r", 33088, "[Bugfix] Sum, not average", "u", "a", "merged", files=(
+        ChangedFile("vllm/compilation/collective_fusion.py", additions=1, deletions=1, patch=(
+            "@@ -53,7 +53,7 @@ class GEMMReduceScatterPattern(BasePattern):\n"
+            "                 mm_weight,\n"
+            '-                "avg",\n'
+            '+                "sum",\n'
+            "                 scatter_dim=0,\n"
+        )),
+    ))  # fmt: skip
+    assert decide_type(reduction, ChangeType.SUBSTANTIAL) == ChangeType.SUBSTANTIAL
+    # vLLM #34387's shape: the wheel index and a pin move to a release.
+    pins = PullRequest("o/r", 34387, "[ROCm] Use the 2.10 release", "u", "a", "merged", files=(
+        ChangedFile("requirements/rocm-build.txt", additions=2, deletions=2, patch=(
+            "@@ -1,5 +1,5 @@\n"
+            " -r common.txt\n"
+            "---extra-index-url https://download.pytorch.org/whl/test/rocm7.0\n"
+            "+--extra-index-url https://download.pytorch.org/whl/rocm7.1\n"
+            " torch==2.10.0\n"
+            "-amdsmi==6.4.3\n"
+            "+amdsmi==7.0.2\n"
+        )),
+    ))  # fmt: skip
+    assert decide_type(pins, ChangeType.SUBSTANTIAL, "`amdsmi` moves") == ChangeType.TRIVIAL
+    # A log message is still a message, and a flag's name a label.
+    message = replace(reduction, files=(replace(reduction.files[0], patch=(
+        "@@ -53,3 +53,3 @@ def warn():\n"
+        "     logger.warning(\n"
+        '-        "falling back to avg",\n'
+        '+        "falling back to the sum",\n'
+        "     )\n"
+    )),))  # fmt: skip
+    assert decide_type(message, ChangeType.SUBSTANTIAL) == ChangeType.TRIVIAL
 
 
 def test_a_revert_is_substantial_even_of_a_test():
