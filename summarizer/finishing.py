@@ -549,7 +549,7 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
         )  # fmt: skip
     # Parameters added with defaults ask nothing of a caller, and a kernel's constexprs are
     # its launcher's (`required_params`).
-    if demanding := [s for s in facts.signatures if _asks_callers(s)]:
+    if demanding := [s for s in facts.signatures if _asks_callers(s, kwargs_took=False)]:
         s = demanding[0]
         new = f" `{s.new}`"
         if len(s.new) > 100 and (s.added_params or s.removed_params):
@@ -633,9 +633,11 @@ def _cut(text: str) -> bool:
     return bool(_CUT.search(text))
 
 
-def _asks_callers(s: SignatureChange) -> bool:
-    if s.added_params and not s.removed_params and "**" in s.old:
-        return False  # a name `**kwargs` took before: the callers that passed it still do
+def _asks_callers(s: SignatureChange, kwargs_took: bool = True) -> bool:
+    """Whether the new signature asks something of callers; with `kwargs_took`, a parameter
+    `**kwargs` took before (the callers that passed it still do) asks nothing new."""
+    if kwargs_took and s.added_params and not s.removed_params and "**" in s.old:
+        return False
     return bool(s.removed_params or required_params(s.added_params) or not s.added_params)
 
 
