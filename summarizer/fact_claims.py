@@ -183,6 +183,9 @@ def called_new(span: Span, ev: FactEvidence) -> str:
     name = span.code
     if any(short_name(d.name) == short_name(name) for d in ev.facts.of("added")):
         return ""
+    for m in ev.facts.moves:
+        if m.renamed and short_name(name) == short_name(m.new_name):
+            return f"calls `{name}` new, but the diff renames `{m.old_name}` to it"
     if any(_matches(d.name, name) for d in ev.facts.of("changed")):
         return f"calls `{name}` new, but it existed before this PR: the diff changes it"
     if not lines_with(name, ev.added) and lines_with(name, ev.context):
@@ -201,6 +204,8 @@ def called_moved(code: str, side: str, sentence: str, facts: ChangeFacts) -> str
             return f"says `{code}` is {said}, but the diff moves it from {s.old} to {s.file}"
     for m in facts.moves:
         if code in (m.old_name, m.new_name, short_name(m.old_name), short_name(m.new_name)):
+            if m.renamed:
+                return f"says `{code}` is {said}, but the diff renames `{m.old_name}` to `{m.new_name}`"
             return f"says `{code}` is {said}, but the diff moves it to {m.new_file}"
     return ""
 

@@ -78,6 +78,11 @@ class Move:
     new_name: str
     new_file: str
 
+    @property
+    def renamed(self) -> bool:
+        """Renamed where it stands (its `def` line edited in place), not moved elsewhere."""
+        return self.old_file == self.new_file and self.old_name != self.new_name
+
 
 @dataclass(frozen=True)
 class MovedLines:
@@ -894,8 +899,11 @@ def _move_key(d: Definition) -> tuple[str, str]:
     return d.kind, short_name(d.name)
 
 
-def _moves(defs: list[Definition]) -> tuple[list[Definition], list[Move]]:
-    """Definitions removed in one place and added in another become moves."""
+def _moves(
+    defs: list[Definition], renamed: set[tuple[str, str, str]] = frozenset()
+) -> tuple[list[Definition], list[Move]]:
+    """Definitions removed in one place and added in another become moves; one removed and
+    one added where a `def` line was edited in place (`renamed`: file, old, new) a rename."""
     added: dict[tuple[str, str], list[Definition]] = {}
     for d in defs:
         if d.change == "added":
@@ -903,12 +911,39 @@ def _moves(defs: list[Definition]) -> tuple[list[Definition], list[Move]]:
     moves: list[Move] = []
     paired: set[int] = set()
     for d in defs:
+        if d.change != "removed":
+            continue
+        for t in defs:
+            key = (d.file, short_name(d.name), short_name(t.name))
+            if t.change == "added" and id(t) not in paired and t.kind == d.kind and key in renamed:
+                moves.append(Move(d.kind, d.name, d.file, t.name, t.file))
+                paired.update((id(d), id(t)))
+                break
+    for d in defs:
+        if id(d) in paired:
+            continue
         if d.change != "removed" or not added.get(_move_key(d)):
             continue
         to = added[_move_key(d)].pop(0)
         moves.append(Move(d.kind, d.name, d.file, to.name, to.file))
         paired.update((id(d), id(to)))
     return [d for d in defs if id(d) not in paired], moves
+
+
+_HEAD = re.compile(r"\s*(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)(.*)$")
+
+
+def _renamed_heads(path: str, hunks: list[Hunk]) -> set[tuple[str, str, str]]:
+    """`def old(...)` removed and `def new(...)` added at the same place with the same rest
+    of the line: the definition renamed where it stands (its body, around, unchanged)."""
+    found: set[tuple[str, str, str]] = set()
+    for h in hunks:
+        olds = [(r, m) for r in h.old.changed if (m := _HEAD.match(h.old.lines[r]))]
+        news = [(r, m) for r in h.new.changed if (m := _HEAD.match(h.new.lines[r]))]
+        for (ro, a), (rn, b) in ((x, y) for x in olds for y in news):
+            if a[1] != b[1] and a[2] == b[2] and abs(ro - rn) <= 2:
+                found.add((path, a[1], b[1]))
+    return found
 
 
 _MOVED_AT_LEAST = 3  # non-blank lines: fewer is a coincidence (`)`, `return x`, `else:`)
@@ -1116,6 +1151,7 @@ def extract_facts(pr: PullRequest) -> ChangeFacts:
     deletions: list[Deletion] = []
     edits: list[LineEdit] = []
     lines: list[tuple[str, Hunk]] = []
+    renamed: set[tuple[str, str, str]] = set()
     budget, unread = TOTAL_CHARS, 0
     for f in rank_files(pr.files):
         kind = file_kind(f)
@@ -1137,10 +1173,12 @@ def extract_facts(pr: PullRequest) -> ChangeFacts:
         settings += _config_fields(read)
         deletions += read.deletions if f.status != "removed" else []
         hunks = parse_hunks(f.patch)
+        if grammar is not None and grammar.name == "python":
+            renamed |= _renamed_heads(f.filename, hunks)
         lines += [(f.filename, h) for h in hunks]
         edits += _edits(f.filename, hunks)
     edits += _docs_edits(pr)
-    defs, moves = _moves(defs)
+    defs, moves = _moves(defs, renamed)
     settings += _settings_added_removed(lines)
     moved_lines = _moved_lines(lines)
     return ChangeFacts(
@@ -1321,6 +1359,10 @@ def _lines(facts: ChangeFacts) -> Iterator[_Line]:
     yield from _grouped("Added", facts.of("added"))
     yield from (_signature_line(s) for s in facts.signatures)
     for m in facts.moves:
+        if m.renamed:
+            renamed = f"{m.kind} {_code(m.old_name)} to {_code(m.new_name)}"
+            yield _Line(f"Renamed: {renamed} ({m.new_file})", 1)
+            continue
         to = f" as {_code(m.new_name)}" if m.new_name != m.old_name else ""
         yield _Line(f"Moved: {m.kind} {_code(m.old_name)} from {m.old_file} to {m.new_file}{to}", 1)
     yield from (_moved_lines_line(m) for m in facts.moved_lines)

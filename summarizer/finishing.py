@@ -205,7 +205,7 @@ def change_sentence(facts: ChangeFacts, told: set[str | None] | None = None) -> 
     not named as changed: a sentence of their edits says more."""
     moved = moved_names(facts)
     phrases = [
-        phrase("moves", _moves_said(facts, across_files=False)),
+        _moves_phrase(facts, across_files=False),
         phrase("removes", named_definitions(facts.of("removed"), moved)),
         phrase("adds", named_definitions(facts.of("added"), moved)),
         phrase("changes the signature of", [code(s.name) for s in facts.signatures]),
@@ -286,15 +286,23 @@ def move_sentence(facts: ChangeFacts) -> str:
     """ "The diff moves the CLI flag `--x` from `a.py` to `b.py`." when the facts hold a
     move; "" otherwise. Lines moved are named by where they went only when no definition or
     setting says it already."""
-    moves = phrase("moves", _moves_said(facts, across_files=True))
+    moves = _moves_phrase(facts, across_files=True)
     return f"The diff {moves}." if moves else ""
+
+
+def _moves_phrase(facts: ChangeFacts, *, across_files: bool) -> str:
+    """ "renames `a` to `b`; moves `c` to `d.py`", or ""."""
+    renames = [f"{code(m.old_name)} to {code(m.new_name)}" for m in facts.moves if m.renamed]
+    moves = _moves_said(facts, across_files=across_files)
+    said = [phrase("renames", renames), phrase("moves", moves)]
+    return "; ".join(p for p in said if p)
 
 
 def _moves_said(facts: ChangeFacts, *, across_files: bool) -> list[str]:
     """What moved: definitions and settings by name, else lines run in another order and,
     `across_files`, lines moved to another file. Lines moved between two hunks of one file are
     bookkeeping: leading with them buries the change."""
-    said = [f"{code(m.old_name)} to {code(m.new_file)}" for m in facts.moves]
+    said = [f"{code(m.old_name)} to {code(m.new_file)}" for m in facts.moves if not m.renamed]
     said += [moved_setting(s) for s in settings_of(facts, "moved")]
     return said or [
         _moved_lines(m)
@@ -423,6 +431,13 @@ def _breaking_risk(facts: ChangeFacts) -> FactRisk | None:
         d.name for d in facts.of("removed")
         if d.name not in moved and not (d.kind == "function" and "." in d.name)
     ))  # fmt: skip
+    if renamed := [m for m in facts.moves if m.renamed]:
+        m = renamed[0]
+        return FactRisk(
+            f"Code outside this diff that still uses {code(m.old_name)} breaks: the PR renames "
+            f"it to {code(m.new_name)}.",
+            (m.old_name, m.new_name), breaks=True,
+        )  # fmt: skip
     if removed:
         them = "them" if len(removed) > 1 else "it"
         return FactRisk(

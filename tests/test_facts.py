@@ -225,6 +225,51 @@ def test_a_function_moved_to_another_module_is_moved_not_added() -> None:
     )
 
 
+# vLLM #34108's shape: a function's `def` line edited in place, its body kept.
+RENAMED = """\
+@@ -101,10 +101,8 @@ def _query_arch() -> str:
+
+
+-@cache
+-def _get_arch_via_smi() -> str:
++def _get_arch() -> str:
+     \"\"\"
+-    Get the architecture name without initializing CUDA.
++    Get the architecture name; called once at module load.
+     \"\"\"
+     try:
+         return _query_arch()
+"""
+
+
+def test_a_def_line_edited_in_place_is_a_rename_not_a_removal_and_an_addition() -> None:
+    facts = extract_facts(pr_of(changed("engine/platforms/rocm.py", RENAMED)))
+    assert facts.moves == (
+        Move("function", "_get_arch_via_smi", "engine/platforms/rocm.py", "_get_arch", "engine/platforms/rocm.py"),
+    )  # fmt: skip
+    assert facts.moves[0].renamed
+    assert facts.of("added") == [] and facts.of("removed") == []
+    assert (
+        "Renamed: function `_get_arch_via_smi` to `_get_arch` (engine/platforms/rocm.py)"
+        in render_facts(facts)
+    )
+
+
+def test_a_new_def_inserted_above_another_is_no_rename() -> None:
+    inserted = """\
+@@ -10,6 +10,10 @@ class Platform:
+-    def check_and_update_config(self, config) -> None:
++    def apply_defaults(self, config) -> None:
++        config.level = 3
++
++    def check_and_update_config(self, config) -> None:
+         config.validate()
+"""
+    facts = extract_facts(pr_of(changed("engine/platforms/rocm.py", inserted)))
+    assert facts.moves == ()
+    assert defs(facts, "added") == {"Platform.apply_defaults"}
+
+
 # vLLM #34208: a CLI flag moved, unchanged, from the serve parser to the dataset parser.
 FLAG_LEFT = """\
 @@ -1300,11 +1300,6 @@ def add_cli_args(parser: argparse.ArgumentParser):

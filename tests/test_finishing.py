@@ -9,8 +9,16 @@ from click.testing import CliRunner
 
 from bot.app.cli import cli
 from bot.core.models import ChangedFile, ChangeType, PullRequest, SummarySections
+from summarizer.checks import check_answer, remove_sentences
 from summarizer.facts import extract_facts
-from summarizer.finishing import change_sentence, code_names, finish, mark_code, risk_sentence
+from summarizer.finishing import (
+    change_sentence,
+    code_names,
+    fillable,
+    finish,
+    mark_code,
+    risk_sentence,
+)
 from tests.conftest import REPO, make_pr
 from tests.fakes.github import FakeFile
 
@@ -303,4 +311,31 @@ def test_the_changed_code_risk_names_each_changed_definition_of_its_file_but_no_
     assert risk_sentence(extract_facts(patterns), patterns) == (
         "`AttentionFp8StaticQuantPattern.pattern` and `AttentionNvfp4QuantPattern.pattern` "
         "(`vllm/fusion.py`) change. No test changes with it in this PR."
+    )
+
+
+def test_a_rename_leads_what_changed_and_its_old_callers_are_the_risk():
+    renamed = pr_of(ChangedFile("engine/platforms/rocm.py", additions=2, deletions=3, patch=(
+        "@@ -101,9 +101,8 @@ def _query_arch() -> str:\n"
+        "-@cache\n"
+        "-def _get_arch_via_smi() -> str:\n"
+        "+def _get_arch() -> str:\n"
+        '     """Get the architecture name."""\n'
+        "     try:\n"
+        "         return _query_arch()\n"
+        "     except RuntimeError:\n"
+        "         return torch.cuda.get_device_properties(0).gcnArchName\n"
+    )))  # fmt: skip
+    facts = extract_facts(renamed)
+    said = SummarySections(
+        "Removed the function `_get_arch_via_smi` and added a new function `_get_arch`.",
+        "The addition of the new function `_get_arch` simplifies arch detection.", "", "",
+    )  # fmt: skip
+    found = check_answer(renamed, said, ChangeType.SUBSTANTIAL, facts)
+    assert {f.section for f in found} == {"what_changed", "technical_impact"}
+    out = finish(remove_sentences(said, found, fillable(facts, renamed)), renamed, facts)
+    assert out.what_changed.startswith("The diff renames `_get_arch_via_smi` to `_get_arch`")
+    assert out.potential_risks == (
+        "Code outside this diff that still uses `_get_arch_via_smi` breaks: the PR renames it "
+        "to `_get_arch`."
     )
