@@ -57,7 +57,7 @@ from bot.store.store import Store  # noqa: E402
 from summarizer.checks import check_answer, decide_type, remove_sentences  # noqa: E402
 from summarizer.claims import backticked_names, check_names  # noqa: E402
 from summarizer.facts import extract_facts  # noqa: E402
-from summarizer.finishing import fillable, finish  # noqa: E402
+from summarizer.finishing import fillable, finish, names_marked  # noqa: E402
 from summarizer.prompt import COMPACT_PROMPT_VERSION  # noqa: E402
 from summarizer.repetition import find_repetition  # noqa: E402
 from tests.fakes.github import FakeFile, FakeGitHub, FakePR  # noqa: E402
@@ -382,6 +382,7 @@ def stored_totals(store: Store, rows: list[dict], code_steps: bool = False) -> T
             facts = extract_facts(pr)
             kind = decide_type(pr, _model_type(calls) or kind, sections.what_changed, facts)
             small = summary.prompt_version == COMPACT_PROMPT_VERSION
+            sections = names_marked(sections, facts, pr)
             findings = check_answer(pr, sections, kind, facts, small_model=small)
             sections = remove_sentences(sections, findings, fillable(facts, pr))
             sections = finish(sections, pr, facts, kind)

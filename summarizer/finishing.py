@@ -66,7 +66,7 @@ def finish(
     if facts is None:
         return sections
     corpus = pr_corpus(pr)
-    sections = mark_code(sections, code_names(facts, pr) + diff_names(sections, pr))
+    sections = names_marked(sections, facts, pr)
     what = sections.what_changed
     edits = edits_to_say(facts, pr, what)
     # A definition whose edits are said (now, or already in the text) is not "changed" again.
@@ -122,6 +122,14 @@ def fillable(facts: ChangeFacts | None, pr: PullRequest) -> frozenset[str]:
 
 
 # -- names marked as code --------------------------------------------------------------------
+
+
+def names_marked(
+    sections: SummarySections, facts: ChangeFacts, pr: PullRequest
+) -> SummarySections:
+    """The sections with the PR's names marked as code, as readers will see them: checked
+    so, since "removing the TimingContext" is only a claim about `TimingContext` once marked."""
+    return mark_code(sections, code_names(facts, pr) + diff_names(sections, pr))
 
 
 def code_names(facts: ChangeFacts, pr: PullRequest) -> list[str]:

@@ -47,7 +47,7 @@ from summarizer.checks import (
 )
 from summarizer.claims import ClaimCheck, check_claims
 from summarizer.facts import facts_to_json
-from summarizer.finishing import fillable, finish
+from summarizer.finishing import fillable, finish, names_marked
 from summarizer.highlights import (
     HIGHLIGHTS_PROMPT_VERSION,
     OVERVIEW_PURPOSE,
@@ -171,8 +171,15 @@ class OpenAISummarizer:
     def _findings(self, pr: PullRequest, prompt: BuiltPrompt, answer: _Attempt) -> list[Finding]:
         # The compact prompt is for small models: their sentences must name the PR's code.
         return check_answer(
-            pr, answer.sections, answer.change_type, prompt.facts, small_model=self.budget.compact
-        )
+            pr, self._marked(pr, prompt, answer), answer.change_type, prompt.facts,
+            small_model=self.budget.compact,
+        )  # fmt: skip
+
+    @staticmethod
+    def _marked(pr: PullRequest, prompt: BuiltPrompt, answer: _Attempt) -> SummarySections:
+        if prompt.facts is None:
+            return answer.sections
+        return names_marked(answer.sections, prompt.facts, pr)
 
     def _finished(
         self,
@@ -187,7 +194,9 @@ class OpenAISummarizer:
         short."""
         if findings is None:
             findings = self._findings(pr, prompt, answer)
-        sections = remove_sentences(answer.sections, findings, fillable(prompt.facts, pr))
+        sections = remove_sentences(
+            self._marked(pr, prompt, answer), findings, fillable(prompt.facts, pr)
+        )
         change_type = decide_type(
             pr, answer.change_type, answer.sections.what_changed, prompt.facts
         )

@@ -294,3 +294,30 @@ def test_a_moved_setting_called_a_new_option_in_words_contradicts_the_facts():
     ]
     moved = "It moves the option to the dataset parser, where it is a new option there."
     assert contradictions(MOVED_FLAG, answer(what=moved)) == []
+
+
+# vLLM #35083's shape: a class is added, and the model writes its name as a plain word.
+TIMING_ADDED = PullRequest(REPO, 35083, "[Refactor] Decouple TimingContext", "u", "a", "merged",
+    files=(ChangedFile("vllm/multimodal/processing/context.py", additions=4, deletions=1, patch=(
+        "@@ -10,4 +10,7 @@ import time\n"
+        "-TIMINGS = {}\n"
+        "+class TimingContext:\n"
+        "+    def record(self, name):\n"
+        "+        self.names.append(name)\n"
+        "+TIMER = TimingContext()\n"
+        " class InputProcessingContext:\n"
+        "     pass\n"
+    )),))  # fmt: skip
+
+
+def test_a_name_written_as_a_plain_word_is_checked_as_the_code_it_is_marked_as(env, github, llm):
+    summary = reported_summary(github, llm, TIMING_ADDED, {
+        "type": "SUBSTANTIAL", "headline": "Decouple the timing context",
+        "what_changed": "The PR adds `TimingContext.record`. The changes include removing the "
+                        "TimingContext from the InputProcessingContext.",
+        "technical_impact": "Timings are recorded by `TimingContext.record`.",
+        "potential_risks": "Code that read `TIMINGS` breaks.",
+        "key_insights": "`TIMER` is a module-level `TimingContext`.",
+    })  # fmt: skip
+    assert "removing" not in summary["what_changed"]
+    assert "The PR adds `TimingContext.record`." in summary["what_changed"]
