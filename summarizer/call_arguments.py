@@ -17,8 +17,9 @@ from summarizer.checks import is_support_file
 from summarizer.facts import line_owner
 from summarizer.hunks import Side, parse_hunks
 
+_QUOTED = re.compile(r"[rbf]?(['\"]).*\1")
 # A number, a quoted string, or one of Python's constants: a value no call computes.
-_LITERAL = re.compile(r"-?\d[\d_.eE+-]*|True|False|None|(['\"]).*\1")
+_LITERAL = re.compile(rf"-?\d[\d_.eE+-]*|True|False|None|{_QUOTED.pattern}")
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,11 @@ class PassedValue:
     @property
     def constant(self) -> bool:
         return bool(_LITERAL.fullmatch(self.value))
+
+    @property
+    def quoted(self) -> bool:
+        """A string (`glm_ocr="GlmOcrConfig"`): an entry added to a registry, not a value."""
+        return bool(_QUOTED.fullmatch(self.value))
 
 
 def param_name(param: str) -> str:

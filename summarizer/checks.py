@@ -65,6 +65,7 @@ from summarizer.filler import invented_benefit, invented_expansion, invented_set
 from summarizer.placement import (
     PlacedLine,
     commented_place,
+    diff_lines_read,
     misplaced,
     names_a_place,
     placed_lines,
@@ -119,6 +120,12 @@ class _Evidence:
         """The changed lines, each with the definition it is in: read only for a sentence
         that names a place."""
         return placed_lines(self.pr)
+
+    @cached_property
+    def read(self) -> tuple[tuple[str, bool], ...]:
+        """Every diff line with whether it is prose: read only for a sentence that names a
+        method or function as a place."""
+        return diff_lines_read(self.pr)
 
 
 def split_sentences(text: str) -> list[str]:
@@ -621,7 +628,7 @@ def _misplaced(
 ) -> list[Finding]:
     if not names_a_place(sentence):
         return []
-    if why := misplaced(sentence, evidence.placed, facts) or commented_place(sentence, evidence.pr):
+    if why := misplaced(sentence, evidence.placed, facts) or commented_place(sentence, evidence.read):
         return [Finding(FindingKind.CONTRADICTS_FACTS, field, sentence, why)]
     return []
 

@@ -930,7 +930,10 @@ def _moves(
     return [d for d in defs if id(d) not in paired], moves
 
 
-_HEAD = re.compile(r"\s*(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)(.*)$")
+def _head(line: str) -> tuple[str | None, str]:
+    """The name a `def` or `class` line defines, and the rest of the line after it."""
+    m = _PY_HEADER.match(line.lstrip())
+    return (m.group(2), line.lstrip()[m.end() :]) if m else (None, "")
 
 
 def _renamed_heads(path: str, hunks: list[Hunk]) -> set[tuple[str, str, str]]:
@@ -938,11 +941,11 @@ def _renamed_heads(path: str, hunks: list[Hunk]) -> set[tuple[str, str, str]]:
     of the line: the definition renamed where it stands (its body, around, unchanged)."""
     found: set[tuple[str, str, str]] = set()
     for h in hunks:
-        olds = [(r, m) for r in h.old.changed if (m := _HEAD.match(h.old.lines[r]))]
-        news = [(r, m) for r in h.new.changed if (m := _HEAD.match(h.new.lines[r]))]
-        for (ro, a), (rn, b) in ((x, y) for x in olds for y in news):
-            if a[1] != b[1] and a[2] == b[2] and abs(ro - rn) <= 2:
-                found.add((path, a[1], b[1]))
+        olds = [(r, *_head(h.old.lines[r])) for r in h.old.changed]
+        news = [(r, *_head(h.new.lines[r])) for r in h.new.changed]
+        for (ro, a, rest_a), (rn, b, rest_b) in ((x, y) for x in olds for y in news):
+            if a and b and a != b and rest_a == rest_b and abs(ro - rn) <= 2:
+                found.add((path, a, b))
     return found
 
 

@@ -616,12 +616,10 @@ def _argument_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     own default before (the call ran without it) and now gets this value. An argument for a
     parameter the PR itself adds had no default to fall back to, and is left out."""
     new_here = _new_parameters(facts)
-    # `glm_ocr="GlmOcrConfig"` is an entry added to a registry, not a value; `HAS_BIAS=` a
-    # Triton kernel's constexpr, which its heuristics may have set.
+    # `HAS_BIAS=` is a Triton kernel's constexpr, which its heuristics may have set.
     added = [
         a for a in added_arguments(pr)
-        if a.call_kept and a.name not in new_here and not a.name.isupper()
-        and not _LITERAL_STRING.fullmatch(a.value)
+        if a.call_kept and a.name not in new_here and not a.name.isupper() and not a.quoted
     ]  # fmt: skip
     if not added:
         return None
@@ -635,9 +633,6 @@ def _argument_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
         "there, and now gets this value.",
         (a.name,), exact=True,
     )  # fmt: skip
-
-
-_LITERAL_STRING = re.compile(r"[rbf]?(['\"]).*\1")
 
 
 def _new_parameters(facts: ChangeFacts) -> set[str]:

@@ -82,36 +82,40 @@ def misplaced(sentence: str, lines: Sequence[PlacedLine], facts: ChangeFacts | N
     return ""
 
 
-def commented_place(sentence: str, pr: PullRequest) -> str:
-    """A method or function the sentence puts a change in that the diff names only inside
-    comments: read off a comment ("mirrors Request.append_output_token_ids"), it is a guess
-    at where the change is."""
+def diff_lines_read(pr: PullRequest) -> tuple[tuple[str, bool], ...]:
+    """Every line the diff shows (hunk headers, and both sides, unchanged lines included),
+    each with whether it is prose (blank, a comment or a docstring): read once per answer."""
+    out: list[tuple[str, bool]] = []
+    for f in pr.files:
+        python = f.filename.endswith((".py", ".pyi"))
+        for hunk in parse_hunks(f.patch or ""):
+            out.append((hunk.header, False))
+            for side in (hunk.old, hunk.new):
+                out += zip(side.lines, prose_lines(side.lines, python), strict=True)
+    return tuple(out)
+
+
+def commented_place(sentence: str, lines: Sequence[tuple[str, bool]]) -> str:
+    """A method or function the sentence puts a change in that the diff (`diff_lines_read`)
+    names only inside comments: read off a comment ("mirrors
+    Request.append_output_token_ids"), it is a guess at where the change is."""
     if _NEGATED.search(sentence):
         return ""
     for m in _PLACE.finditer(sentence):
         place = _parts(m.group("place").strip().rstrip("()"))
-        if place and m.group("kind") in ("method", "function") and _commented_only(place[-1], pr):
+        if (
+            place
+            and m.group("kind") in ("method", "function")
+            and _commented_only(place[-1], lines)
+        ):
             return f"puts a change in `{place[-1]}`, which the diff names only in a comment"
     return ""
 
 
-def _commented_only(name: str, pr: PullRequest) -> bool:
+def _commented_only(name: str, lines: Sequence[tuple[str, bool]]) -> bool:
     word = re.compile(rf"(?<![\w.]){re.escape(name)}\b|\.{re.escape(name)}\b")
-    seen = False
-    for f in pr.files:
-        python = f.filename.endswith((".py", ".pyi"))
-        for hunk in parse_hunks(f.patch or ""):
-            if word.search(hunk.header):
-                return False
-            for side in (hunk.old, hunk.new):
-                rows = [r for r, line in enumerate(side.lines) if word.search(line)]
-                if not rows:
-                    continue
-                prose = prose_lines(side.lines, python)
-                if not all(prose[r] for r in rows):
-                    return False
-                seen = True
-    return seen
+    named = [prose for line, prose in lines if word.search(line)]
+    return bool(named) and all(named)
 
 
 def _a_definition(place: tuple[str, ...], lines: Sequence[PlacedLine]) -> bool:
