@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from bot.core.models import PullRequest
 from summarizer.checks import is_support_file
-from summarizer.facts import line_owner
+from summarizer.facts import line_owner, param_name
 from summarizer.hunks import Side, parse_hunks
 
 _QUOTED = re.compile(r"[rbf]?(['\"]).*\1")
@@ -31,6 +31,7 @@ class PassedValue:
     file: str
     owner: str | None
     call_kept: bool  # the call's first line is unchanged (or above the hunk): it was there
+    callee: str | None = None  # what the call calls (`_build_attention_metadata`), when shown
 
     @property
     def constant(self) -> bool:
@@ -40,11 +41,6 @@ class PassedValue:
     def quoted(self) -> bool:
         """A string (`glm_ocr="GlmOcrConfig"`): an entry added to a registry, not a value."""
         return bool(_QUOTED.fullmatch(self.value))
-
-
-def param_name(param: str) -> str:
-    """`dtype` of `dtype: torch.dtype = None`."""
-    return param.split("=")[0].split(":")[0].strip()
 
 
 def required_params(added: tuple[str, ...]) -> list[str]:
@@ -85,8 +81,22 @@ def added_arguments(pr: PullRequest) -> list[PassedValue]:
                         continue  # a parameter with a default, in a signature
                     owner = line_owner(f.filename, hunk, True, row)
                     kept = opened not in hunk.new.changed
-                    found.append(PassedValue(m[1], m[2].strip(), f.filename, owner, kept))
+                    callee = _callee(hunk.new.lines[opened]) if opened is not None else None
+                    found.append(
+                        PassedValue(m[1], m[2].strip(), f.filename, owner, kept, callee)
+                    )
     return found
+
+
+# The name before the bracket a call's opening line leaves open: `x = self._build(`.
+_CALLEE = re.compile(r"([A-Za-z_][\w.]*)\s*\(\s*$")
+
+
+def _callee(line: str) -> str | None:
+    """The function the call on its opening line calls, without `self.` (the reader looks
+    it up by its name)."""
+    m = _CALLEE.search(line.split("#")[0].rstrip())
+    return m[1].removeprefix("self.") if m else None
 
 
 def _call_line(side: Side, row: int) -> int | None:

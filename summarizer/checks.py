@@ -182,7 +182,7 @@ def check_answer(
             findings += _inverted(field, sentence, evidence)
             findings += _ungrounded(field, sentence, evidence)
             findings += _performance(field, sentence, evidence)
-            findings += _no_effect(field, sentence, effect)
+            findings += _no_effect(field, sentence, effect, pr)
             findings += _misplaced(field, sentence, evidence, facts)
             if field != "headline":
                 findings += _padded(field, sentence, evidence)
@@ -582,6 +582,8 @@ def behaviour_change(facts: ChangeFacts) -> str:
                 return f"the PR removes the {s.kind} `{s.name}`"
             if s.change == "moved":
                 return f"the PR moves the {s.kind} `{s.name}` out of {s.old}"
+            if s.kind == "environment variable default" and s.change == "changed":
+                return f"the PR changes the default of `{s.name}` from {s.old} to {s.new}"
     removed = [
         d for d in facts.of("removed")
         if not is_support_file(d.file) and d.name not in {m.old_name for m in facts.moves}
@@ -589,20 +591,37 @@ def behaviour_change(facts: ChangeFacts) -> str:
     if removed:
         return f"the PR removes `{removed[0].name}`"
     for sig in facts.signatures:
-        if sig.removed_params and not is_support_file(sig.file):
-            return f"the PR removes the parameter `{sig.removed_params[0]}` of `{sig.name}`"
+        if sig.dropped_params and not is_support_file(sig.file):
+            return f"the PR removes the parameter `{sig.dropped_params[0]}` of `{sig.name}`"
     for m in facts.moved_lines:
         if m.reordered and not is_support_file(m.old_file):
             return f"the PR reorders the lines starting `{m.text[:60]}`"
     return ""
 
 
-def _no_effect(field: str, sentence: str, effect: str) -> list[Finding]:
-    claim = _NO_EFFECT.search(BACKTICKED.sub(" ", sentence)) if effect else None
+def _no_effect(field: str, sentence: str, effect: str, pr: PullRequest) -> list[Finding]:
+    plain = BACKTICKED.sub(" ", sentence)
+    if (claim := _NO_CODE.search(plain)) and (source := _running_file(pr)):
+        why = f'says "{claim.group(0)}", but the PR changes the code of `{source}`'
+        return [Finding(FindingKind.NO_EFFECT_CLAIMED, field, sentence, why)]
+    claim = _NO_EFFECT.search(plain) if effect else None
     if not claim:
         return []
     why = f'says "{claim.group(0)}", but {effect}'
     return [Finding(FindingKind.NO_EFFECT_CLAIMED, field, sentence, why)]
+
+
+# "No changes to the code", "the PR does not change any code": said of a PR that flips a
+# default in `envs.py` (vLLM #34924), where the code that runs is what changed.
+_NO_CODE = re.compile(
+    r"\bno (?:changes? to (?:the |any )?code|code changes?)\b"
+    r"|\b(?:does|do)(?: not|n't) change (?:any |the )?code\b",
+    re.IGNORECASE,
+)
+
+
+def _running_file(pr: PullRequest) -> str:
+    return next((f.filename for f in pr.files if runs_code(f)), "")
 
 
 # --- 5. CONTRADICTS_FACTS: new, added, removed or changed where the facts say otherwise ------
@@ -943,14 +962,24 @@ def decide_type(
     """The type shown: a revert is SUBSTANTIAL; a PR that only touches tests, docs or CI, a
     tiny one that defines nothing, or a clean-up that only deletes code (`facts` show it) is
     TRIVIAL unless the model's reason names code that the diff changes outside those files;
-    otherwise the model's type."""
-    if is_revert(pr):
+    a default flipped is SUBSTANTIAL; otherwise the model's type."""
+    if is_revert(pr) or (facts is not None and default_flipped(facts)):
         return ChangeType.SUBSTANTIAL
     if model_type == ChangeType.TRIVIAL:
         return model_type
     if not (looks_trivial(pr) or (facts is not None and only_moves_or_deletes(pr, facts))):
         return model_type
     return model_type if _reason_checks_out(model_reason or "", pr) else ChangeType.TRIVIAL
+
+
+def default_flipped(facts: ChangeFacts) -> bool:
+    """A variable of the code that runs now has another default: every user who never set it
+    gets the change on upgrade, however small the diff (vLLM #34924, one line)."""
+    return any(
+        s.kind == "environment variable default" and s.change == "changed" and s.old and s.new
+        and not is_support_file(s.file)
+        for s in facts.settings
+    )  # fmt: skip
 
 
 def looks_trivial(pr: PullRequest) -> bool:

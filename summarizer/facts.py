@@ -67,6 +67,33 @@ class SignatureChange:
     removed_params: tuple[str, ...] = ()
     added_params: tuple[str, ...] = ()
 
+    # A parameter whose annotation or default changed is on both lists, by its whole text;
+    # its callers pass it as before, so what callers must know is told by its name.
+    @property
+    def dropped_params(self) -> tuple[str, ...]:
+        """Parameters whose name is gone: a caller that passes them breaks."""
+        kept = {param_name(p) for p in self.added_params}
+        return tuple(p for p in self.removed_params if param_name(p) not in kept)
+
+    @property
+    def new_params(self) -> tuple[str, ...]:
+        """Parameters whose name is new."""
+        had = {param_name(p) for p in self.removed_params}
+        return tuple(p for p in self.added_params if param_name(p) not in had)
+
+    @property
+    def lost_defaults(self) -> tuple[str, ...]:
+        """Names of kept parameters that had a default and now have none: now required."""
+        had = {param_name(p) for p in self.removed_params if "=" in p}
+        return tuple(
+            param_name(p) for p in self.added_params if "=" not in p and param_name(p) in had
+        )
+
+
+def param_name(param: str) -> str:
+    """`dtype` of `dtype: torch.dtype = None`."""
+    return param.split("=")[0].split(":")[0].strip()
+
 
 @dataclass(frozen=True)
 class Move:

@@ -17,10 +17,10 @@ from pathlib import PurePosixPath
 
 from bot.core.models import ChangeType, PullRequest, SummarySections
 from summarizer.attributes import attributes_dropped
+from summarizer.behaviour import behaviour_risk
 from summarizer.call_arguments import (
     PassedValue,
     added_arguments,
-    param_name,
     passed_values,
     required_params,
 )
@@ -34,7 +34,14 @@ from summarizer.checks import (
     tidy,
 )
 from summarizer.claims import CODE_SPAN, grounded_names, pr_corpus
-from summarizer.facts import ChangeFacts, Definition, MovedLines, SignatureChange, short_name
+from summarizer.facts import (
+    ChangeFacts,
+    Definition,
+    MovedLines,
+    SignatureChange,
+    param_name,
+    short_name,
+)
 from summarizer.insight import interface_sentence
 from summarizer.line_edits import LineEdit, core
 from summarizer.raises import raises_added
@@ -423,12 +430,26 @@ def fact_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     of a removed, moved or changed setting, callers of a changed signature, code that now
     runs in another order, or the changed code's callers; for a change of tests, docs or CI
     only, that runtime code is untouched."""
-    return (
+    first = (
         _breaking_risk(facts)
         or _required_param_risk(facts, pr)
         or _attribute_risk(pr)
         or _raise_risk(facts, pr)
-        or _changed_risk(facts, pr)
+    )
+    # Who now gets something different (summarizer/behaviour.py) is worth a second sentence
+    # beside what breaks, and says more than the changed code's plain name or value.
+    if found := behaviour_risk(facts, pr):
+        behaviour = FactRisk(found.sentence, found.names, exact=True)
+        return _joined(first, behaviour) if first else behaviour
+    return first or _changed_risk(facts, pr)
+
+
+def _joined(first: FactRisk, then: FactRisk) -> FactRisk:
+    return FactRisk(
+        f"{first.sentence} {then.sentence}",
+        tuple(dict.fromkeys(first.names + then.names)),
+        breaks=first.breaks or then.breaks,
+        exact=first.exact or then.exact,
     )
 
 
@@ -453,7 +474,7 @@ def _breaking_risk(facts: ChangeFacts) -> FactRisk | None:
             f"breaks: the PR removes {them}.",
             tuple(removed), breaks=True,
         )  # fmt: skip
-    if params := [(s, p) for s in facts.signatures for p in s.removed_params]:
+    if params := [(s, p) for s in facts.signatures for p in s.dropped_params]:
         s, p = params[0][0], param_name(params[0][1])
         return FactRisk(
             f"A caller that still passes `{p}` to `{s.name}` breaks: the parameter is gone.",
@@ -497,7 +518,8 @@ def _required_param_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None
     for s in facts.signatures:
         if s.kind != "function" or "." in s.name or not s.file.endswith(".py"):
             continue
-        if is_support_file(s.file) or not (names := required_params(s.added_params)):
+        names = [*required_params(s.new_params), *s.lost_defaults]
+        if is_support_file(s.file) or not names:
             continue
         if not _asks_callers(s):
             continue
@@ -575,10 +597,10 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     if demanding := [s for s in facts.signatures if _asks_callers(s, kwargs_took=False)]:
         s = demanding[0]
         new = f" `{s.new}`"
-        if len(s.new) > 100 and (s.added_params or s.removed_params):
+        if len(s.new) > 100 and (s.new_params or s.dropped_params):
             new = ", which " + " and ".join(
                 f"{verb} {listed([code(param_name(p)) for p in params])}"
-                for verb, params in (("drops", s.removed_params), ("adds", s.added_params))
+                for verb, params in (("drops", s.dropped_params), ("adds", s.new_params))
                 if params
             )  # fmt: skip
         return FactRisk(
@@ -626,12 +648,15 @@ def _argument_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     a = added[0]
     same = [b for b in added if (b.name, b.value) == (a.name, a.value)]
     owners = [code(w) for w in dict.fromkeys(b.owner or b.file for b in same)]
-    calls = f"{len(same)} calls that" if len(same) > 1 else "a call that"
+    callees = {b.callee for b in same}
+    # The callee named, where every call calls the same one: the reader looks up its default.
+    of = f" of `{a.callee}`" if len(callees) == 1 and a.callee else ""
+    calls = f"{len(same)} calls{of} that" if len(same) > 1 else f"a call{of} that"
     return FactRisk(
         f"{listed(owners)} now pass{'es' if len(owners) == 1 else ''} `{a.name}={a.value}` to "
         f"{calls} did not pass `{a.name}` before: the callee used its own default for it "
         "there, and now gets this value.",
-        (a.name,), exact=True,
+        tuple(n for n in (a.name, a.callee) if n), exact=True,
     )  # fmt: skip
 
 
@@ -654,9 +679,13 @@ def _cut(text: str) -> bool:
 def _asks_callers(s: SignatureChange, kwargs_took: bool = True) -> bool:
     """Whether the new signature asks something of callers; with `kwargs_took`, a parameter
     `**kwargs` took before (the callers that passed it still do) asks nothing new."""
-    if kwargs_took and s.added_params and not s.removed_params and "**" in s.old:
+    if kwargs_took and s.new_params and not s.dropped_params and "**" in s.old:
         return False
-    return bool(s.removed_params or required_params(s.added_params) or not s.added_params)
+    if s.dropped_params or required_params(s.new_params) or s.lost_defaults:
+        return True
+    # A return type changed asks callers to read the result anew; a parameter retyped
+    # (`KVCache` to `torch.Tensor`) or given a default asks nothing of them.
+    return not (s.added_params or s.removed_params)
 
 
 def _definitions_risk(changed: list[Definition], pr: PullRequest) -> FactRisk:

@@ -181,6 +181,24 @@ def test_an_argument_added_to_calls_that_were_there_is_the_risk_with_its_callers
     )
 
 
+def test_the_callee_is_named_where_the_diff_shows_the_call_open():
+    # The shape of vLLM #34187: the reader looks the callee up to learn the default it used.
+    shown = ChangedFile("pkg/runner.py", additions=1, patch=(
+        "@@ -10,5 +10,6 @@ class GPUModelRunner:\n"
+        "         attn_metadata, _ = self._build_attention_metadata(\n"
+        "             num_tokens=num_tokens,\n"
+        "+            num_tokens_padded=num_tokens_padded if pad_attn else None,\n"
+        "             num_reqs=num_reqs,\n"
+        "         )\n"
+    ))  # fmt: skip
+    pr = pr_of(shown)
+    assert risk_sentence(extract_facts(pr), pr).startswith(
+        "`GPUModelRunner` now passes `num_tokens_padded=num_tokens_padded if pad_attn else "
+        "None` to a call of `_build_attention_metadata` that did not pass `num_tokens_padded` "
+        "before"
+    )
+
+
 def test_an_argument_of_a_new_call_a_registry_entry_or_a_signature_default_is_no_such_risk():
     new_call = ChangedFile("pkg/merge.py", additions=3, deletions=1, patch=(
         "@@ -10,5 +10,6 @@ class Thinker(Base):\n"

@@ -191,9 +191,10 @@ def test_the_cli_answers_one_line_naming_the_setting_not_its_path_and_exits_2(
         failed = CliRunner().invoke(cli, command)
         fault.stop()
         assert failed.exit_code == 2, failed.output
-        (line,) = [line for line in failed.stderr.splitlines() if line.strip()]
-        assert_one_calm_line(line, kind, env.db_path)
-        assert "PRDIGEST_DB" in line and "Traceback" not in failed.output
+        lines = [line for line in failed.stderr.splitlines() if line.strip()]
+        assert len(lines) == 1, failed.stderr
+        assert_one_calm_line(lines[0], kind, env.db_path)
+        assert "PRDIGEST_DB" in lines[0] and "Traceback" not in failed.output
         assert_no_traceback_logged(caplog)
         assert_nothing_half_written(env.db_path)
         # The fault gone, the same command simply works: nothing was left in its way.

@@ -1,0 +1,117 @@
+"""What a change does to cases that worked before, said as the concern a reviewer raises.
+
+The facts say what changed; a reviewer's question is who now gets something different.
+Three changes answer it by themselves, exactly, from the diff:
+- a default flipped (vLLM #34924): everyone who never set the variable gets the new value on
+  upgrade, and setting the old one back is the way out;
+- a branch's condition edited (#35354): the cases only the dropped part caught no longer
+  take the branch (summarizer/conditions.py);
+- a cache added or removed (#35099): a value computed once is not computed again when what
+  it reads changes (summarizer/caching.py).
+On the dev days the reader scored every true but shallow risk 1 and wanted this kind of
+concern for a 2; it is written here, never guessed by the model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.core.models import PullRequest
+from summarizer.caching import CacheChange, caches_changed
+from summarizer.conditions import ConditionChange, conditions_changed
+from summarizer.facts import ChangeFacts
+from summarizer.wording import code, listed, settings_of
+
+_PART_CHARS = 100  # a condition part longer than this is not quoted: it would be the sentence
+
+
+@dataclass(frozen=True)
+class BehaviourRisk:
+    sentence: str
+    names: tuple[str, ...]  # the identifiers it is about
+
+
+def behaviour_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
+    """The first of: a default flipped, a condition edited, a cache added or removed."""
+    return default_risk(facts) or condition_risk(pr) or cache_risk(pr)
+
+
+def default_risk(facts: ChangeFacts) -> BehaviourRisk | None:
+    """An environment variable whose default the PR changes."""
+    flipped = [
+        s for s in settings_of(facts, "changed", ("environment variable default",))
+        if s.old and s.new
+    ]  # fmt: skip
+    if not flipped:
+        return None
+    s = flipped[0]
+    old = s.old.strip("\"'")
+    return BehaviourRisk(
+        f"`{s.name}` now defaults to `{s.new}`, not `{s.old}`: a deployment that never set "
+        f"it gets the new behaviour when it upgrades, and setting `{s.name}={old}` keeps the "
+        "old one.",
+        (s.name,),
+    )
+
+
+def condition_risk(pr: PullRequest) -> BehaviourRisk | None:
+    for c in conditions_changed(pr):
+        parts = c.dropped or c.added
+        if any(len(p) > _PART_CHARS for p in parts):
+            continue
+        return BehaviourRisk(_condition_sentence(c), tuple(n for n in (c.enclosing,) if n))
+    return None
+
+
+def _condition_sentence(c: ConditionChange) -> str:
+    where = f"In {code(c.enclosing)}" if c.enclosing else f"In `{c.file}`"
+    act = c.action or "takes the branch below it"
+    quoted = " or ".join(code(p) for p in (c.dropped or c.added))
+    if c.operator == "or":
+        case = f"a case where only {quoted} holds"
+        now = f"now also {act}" if c.added else f"no longer {act}"
+    else:
+        case = f"a case where {quoted} does not hold"
+        now = f"no longer {act}" if c.added else f"now also {act}"
+    did = "adds that part to the condition" if c.added else "drops that part of the condition"
+    check = "check" if c.action.startswith("raises") else "branch"
+    after = (
+        f"such a case went past that {check} before"
+        if now.startswith("now")
+        else f"such a case now goes past that {check}"
+    )
+    return f"{where}, {case} {now}: the PR {did}, and {after}."
+
+
+def cache_risk(pr: PullRequest) -> BehaviourRisk | None:
+    changes = caches_changed(pr)
+    if cached := [c for c in changes if c.cached]:
+        return BehaviourRisk(_cached_sentence(cached[0]), (cached[0].name,))
+    if uncached := [c for c in changes if not c.cached]:
+        names = [code(c.name) for c in uncached]
+        shown = listed(names)
+        kinds = {c.decorator for c in uncached}
+        verb = "caches" if len(names) == 1 else "cache"
+        return BehaviourRisk(
+            f"{shown} no longer {verb} {'its' if len(names) == 1 else 'their'} result "
+            f"(`@{sorted(kinds)[0]}` removed): each call runs the body again.",
+            tuple(c.name for c in uncached[:3]),
+        )
+    return None
+
+
+def _cached_sentence(c: CacheChange) -> str:
+    reads = listed([code(r) for r in c.reads]) if c.reads else "what it reads"
+    verb = "changes" if len(c.reads) <= 1 else "change"
+    if c.decorator == "cached_property":
+        owner = code(c.name.split(".")[0]) if "." in c.name else "object"
+        return (
+            f"{code(c.name)} is now computed once per {owner} object and kept "
+            f"(`@cached_property`): if {reads} {verb} after the first read, it still "
+            "returns the old value."
+        )
+    return (
+        f"{code(c.name)} now keeps its result for each set of arguments (`@{c.decorator}`): "
+        "a later call with the same arguments gets that result, even if what it reads has "
+        "changed since."
+    )

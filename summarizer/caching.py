@@ -1,0 +1,105 @@
+"""A result the PR now caches, or no longer caches: the staleness a reviewer asks about.
+
+`@property` becoming `@cached_property` (vLLM #35099) is one line, and a small model calls it
+"improves efficiency". The question a reviewer asks is the other side of it: the value is now
+computed once and kept, so a later change to what it reads is not seen. A cache decorator
+removed is the reverse: the body runs on every call again. Both are read from the decorator
+lines the diff changes, and the `def` they stand on.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from bot.core.models import PullRequest
+from summarizer.checks import is_support_file
+from summarizer.facts import line_owner
+from summarizer.hunks import Hunk, Side, parse_hunks
+
+_CACHE = re.compile(
+    r"^\s*@(?:functools\.)?(?P<kind>cached_property|cache|lru_cache)\b(?:\((?P<args>.*)\))?\s*$"
+)
+_PROPERTY = re.compile(r"^\s*@property\s*$")
+_DEF = re.compile(r"^(?P<indent>\s*)(?:async\s+)?def\s+(?P<name>\w+)\s*\(")
+_SELF_READ = re.compile(r"\bself\.(\w+)\b(?!\s*\()")
+_DECORATORS_ABOVE_DEF = 4  # a cache decorator is at most this many lines above its def
+
+
+@dataclass(frozen=True)
+class CacheChange:
+    file: str
+    name: str  # the definition, qualified by its class (`ModelConfig.is_encoder_decoder`)
+    decorator: str  # `cached_property`, `cache` or `lru_cache`
+    cached: bool  # True: now cached; False: no longer cached
+    reads: tuple[str, ...] = ()  # `self.hf_config`: what a cached method reads, as the diff shows
+
+
+def caches_changed(pr: PullRequest) -> list[CacheChange]:
+    """Each definition of the Python code that runs that gains or loses a cache decorator
+    while it stays defined, in diff order."""
+    found: list[CacheChange] = []
+    for f in pr.files:
+        if is_support_file(f.filename) or PurePosixPath(f.filename).suffix != ".py":
+            continue
+        for hunk in parse_hunks(f.patch or ""):
+            found.extend(_hunk_caches(f.filename, hunk))
+    return list(dict.fromkeys(found))
+
+
+def _hunk_caches(path: str, hunk: Hunk) -> list[CacheChange]:
+    added, removed = _decorated(hunk.new), _decorated(hunk.old)
+    found: list[CacheChange] = []
+    for name, (kind, row) in added.items():
+        if removed.get(name, ("",))[0] != kind and _kept(hunk.new, row, hunk.old, name):
+            reads = _reads(hunk.new, row) if kind == "cached_property" else ()
+            found.append(CacheChange(path, _qualified(path, hunk, row, name), kind, True, reads))
+    for name, (kind, row) in removed.items():
+        if name not in added and _kept(hunk.old, row, hunk.new, name):
+            qualified = _qualified(path, hunk, row, name, new=False)
+            found.append(CacheChange(path, qualified, kind, False))
+    return found
+
+
+def _decorated(side: Side) -> dict[str, tuple[str, int]]:
+    """Definitions whose cache decorator is a changed line of this side: name -> (kind, row
+    of the def)."""
+    found: dict[str, tuple[str, int]] = {}
+    for row in sorted(side.changed):
+        if not (m := _CACHE.match(side.lines[row])):
+            continue
+        for below in range(row + 1, min(row + 1 + _DECORATORS_ABOVE_DEF, len(side.lines))):
+            if d := _DEF.match(side.lines[below]):
+                found.setdefault(d.group("name"), (m.group("kind"), below))
+                break
+    return found
+
+
+def _kept(side: Side, row: int, other: Side, name: str) -> bool:
+    """The def stands on both sides: its line unchanged, or edited with its name kept. One
+    added, removed or renamed whole is the facts' to say, not a cache change."""
+    if row not in side.changed:
+        return True
+    pattern = re.compile(rf"^\s*(?:async\s+)?def\s+{re.escape(name)}\s*\(")
+    return any(pattern.match(line) for line in other.lines)
+
+
+def _qualified(path: str, hunk: Hunk, row: int, name: str, new: bool = True) -> str:
+    side = hunk.new if new else hunk.old
+    if not (d := _DEF.match(side.lines[row])) or not d.group("indent"):
+        return name
+    owner = line_owner(path, hunk, new, row)
+    return f"{owner.split('.')[0]}.{name}" if owner and owner != name else name
+
+
+def _reads(side: Side, row: int) -> tuple[str, ...]:
+    """The `self.` attributes the def's body reads, in the lines the hunk shows of it."""
+    indent = len(side.lines[row]) - len(side.lines[row].lstrip())
+    reads: list[str] = []
+    for line in side.lines[row + 1 :]:
+        if line.strip() and len(line) - len(line.lstrip()) <= indent:
+            break
+        if not line.lstrip().startswith("#"):
+            reads.extend(f"self.{a}" for a in _SELF_READ.findall(line))
+    return tuple(dict.fromkeys(reads))[:3]

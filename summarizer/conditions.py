@@ -1,0 +1,176 @@
+"""A branch's condition edited in place: the cases it now lets through, or now stops.
+
+A bug fix is often one `if` line: `vocab_size <= 32000 or vocab_size > 258048` becomes
+`vocab_size > 258048` (vLLM #35354), and LoRA on a small vocabulary no longer raises. The line
+edit says what the text became; a reviewer asks what that does: which inputs took the branch
+before and do not now. When the old and the new condition share all but some of their
+top-level `or` (or `and`) parts, code can say exactly which: a part dropped from an `or`
+no longer takes the branch on its own, a part added to an `and` now keeps inputs out of it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from bot.core.models import PullRequest
+from summarizer.checks import is_support_file
+from summarizer.facts import line_owner
+from summarizer.hunks import Hunk, Side, parse_hunks
+from summarizer.line_edits import change_blocks
+
+_PY_BRANCH = re.compile(r"^(?P<indent>\s*)(?P<kw>if|elif|while)\s+(?P<cond>.+?):\s*(?:#.*)?$")
+_C_BRANCH = re.compile(
+    r"^(?P<indent>\s*)(?:\}\s*else\s+)?(?P<kw>if|while)\s*\((?P<cond>.+)\)\s*\{?\s*$"
+)
+_PY_SUFFIXES = {".py", ".pyi"}
+_C_SUFFIXES = {".c", ".cc", ".cpp", ".cu", ".cuh", ".h", ".hpp"}
+_OPERATORS = {"or": (r"\bor\b", r"\|\|"), "and": (r"\band\b", r"&&")}
+# What the branch's first line does: said of the inputs that now take it, or no longer do.
+_ACTIONS = (
+    (re.compile(r"raise\s+([A-Za-z_][\w.]*)|throw\s+(?:std::)?(\w+)"), "raises {}"),
+    (re.compile(r"return\b"), "returns early"),
+    (re.compile(r"continue\b"), "skips to the next item"),
+    (re.compile(r"break\b"), "stops the loop"),
+)
+
+
+@dataclass(frozen=True)
+class ConditionChange:
+    """An `if` whose condition lost or gained top-level parts, joined by `operator`."""
+
+    file: str
+    enclosing: str | None
+    operator: str  # "or" or "and": how the parts are joined, on both sides
+    dropped: tuple[str, ...]  # parts of the old condition that the new one lacks
+    added: tuple[str, ...]  # parts of the new condition that the old one lacked
+    action: str  # what the branch does: "raises `ValueError`", "returns early", ""
+
+
+def conditions_changed(pr: PullRequest) -> list[ConditionChange]:
+    """Each branch of the code that runs whose condition the PR edits in place by dropping
+    or adding whole `or`/`and` parts, in diff order."""
+    found: list[ConditionChange] = []
+    for f in pr.files:
+        suffix = PurePosixPath(f.filename).suffix
+        if is_support_file(f.filename) or suffix not in _PY_SUFFIXES | _C_SUFFIXES:
+            continue
+        branch = _PY_BRANCH if suffix in _PY_SUFFIXES else _C_BRANCH
+        for hunk in parse_hunks(f.patch or ""):
+            found.extend(_hunk_changes(f.filename, hunk, branch))
+    return found
+
+
+def _hunk_changes(path: str, hunk: Hunk, branch: re.Pattern[str]) -> list[ConditionChange]:
+    found: list[ConditionChange] = []
+    old_blocks, new_blocks = _branches(hunk.old, branch), _branches(hunk.new, branch)
+    for block, (_, old) in old_blocks.items():
+        if block not in new_blocks:
+            continue
+        new_row, new = new_blocks[block]
+        if old.group("kw") != new.group("kw") or old.group("indent") != new.group("indent"):
+            continue
+        if change := _compared(old.group("cond"), new.group("cond")):
+            operator, dropped, added = change
+            found.append(ConditionChange(
+                path, line_owner(path, hunk, True, new_row), operator,
+                dropped, added, _action(hunk.new, new_row),
+            ))  # fmt: skip
+    return found
+
+
+def _branches(side: Side, branch: re.Pattern[str]) -> dict[int, tuple[int, re.Match[str]]]:
+    """The first changed branch line of each change block, by block."""
+    found: dict[int, tuple[int, re.Match[str]]] = {}
+    for row, block in change_blocks(side).items():
+        if block not in found and (m := branch.match(side.lines[row])):
+            found[block] = (row, m)
+    return found
+
+
+def _compared(old: str, new: str) -> tuple[str, tuple[str, ...], tuple[str, ...]] | None:
+    """The operator both conditions are joined by, and the parts dropped and added; None
+    when the two do not share a part (a rewrite) or differ in no whole part."""
+    for operator in ("or", "and"):
+        old_parts, new_parts = _parts(old, operator), _parts(new, operator)
+        if old_parts is None or new_parts is None or len(old_parts) + len(new_parts) < 3:
+            continue
+        dropped = tuple(p for p in old_parts if p not in new_parts)
+        added = tuple(p for p in new_parts if p not in old_parts)
+        shared = len(old_parts) - len(dropped)
+        if shared and (dropped or added) and not (dropped and added):
+            return operator, dropped, added
+    return None
+
+
+def _parts(condition: str, operator: str) -> list[str] | None:
+    """The condition's top-level parts joined by `operator` (never cut inside brackets or
+    strings), or None where the other operator also joins parts at the top level: there
+    precedence, not the text, decides what a part is."""
+    text = _unwrapped(condition.strip())
+    words, other = _OPERATORS[operator], _OPERATORS["and" if operator == "or" else "or"]
+    if _top_level(text, other):
+        return None
+    return [_unwrapped(p.strip()) for p in _split_top(text, words)]
+
+
+def _unwrapped(text: str) -> str:
+    while text.startswith("(") and text.endswith(")") and _depth_ok(text[1:-1]):
+        text = text[1:-1].strip()
+    return text
+
+
+def _depth_ok(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(ch, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _split_top(text: str, words: tuple[str, ...]) -> list[str]:
+    """`text` cut at each top-level match of `words` (outside brackets and strings)."""
+    pattern = re.compile("|".join(words))
+    parts, start, depth, quote, i = [], 0, 0, "", 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            quote = "" if ch == quote and text[i - 1] != "\\" else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif depth == 0 and (m := pattern.match(text, i)) and _spaced(text, m):
+            parts.append(text[start:i])
+            start = i = m.end()
+            continue
+        i += 1
+    parts.append(text[start:])
+    return parts
+
+
+def _spaced(text: str, m: re.Match[str]) -> bool:
+    before = text[m.start() - 1] if m.start() else " "
+    after = text[m.end()] if m.end() < len(text) else " "
+    return before.isspace() and after.isspace()
+
+
+def _top_level(text: str, words: tuple[str, ...]) -> bool:
+    return len(_split_top(text, words)) > 1
+
+
+def _action(side: Side, row: int) -> str:
+    """What the branch does first, read from the next non-blank line below it."""
+    for line in side.lines[row + 1 : row + 3]:
+        if not line.strip():
+            continue
+        for pattern, said in _ACTIONS:
+            if m := pattern.match(line.strip()):
+                error = next((g for g in m.groups() if g), "") if m.groups() else ""
+                return said.format(f"`{error}`") if error else said.split(" {")[0]
+        return ""
+    return ""

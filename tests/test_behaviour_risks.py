@@ -1,0 +1,252 @@
+"""Who now gets something different is the risk a reviewer raises: the cases a branch's
+edited condition no longer catches (or newly catches), a value now computed once and kept (or
+no longer), and a default every user who never set it now gets. Each is read from the diff
+and said exactly; none is guessed."""
+
+from __future__ import annotations
+
+from bot.core.models import ChangedFile, ChangeType, PullRequest, SummarySections
+from summarizer.caching import CacheChange, caches_changed
+from summarizer.checks import FindingKind, check_answer, decide_type
+from summarizer.conditions import ConditionChange, conditions_changed
+from summarizer.facts import extract_facts
+from summarizer.finishing import fact_risk
+
+
+def pr_of(*files: ChangedFile, title: str = "Fix a bound") -> PullRequest:
+    return PullRequest(
+        repo="o/r", number=35354, title=title, url="u", author="a", state="merged",
+        files=files,
+    )  # fmt: skip
+
+
+def risk_of(pr: PullRequest) -> str:
+    risk = fact_risk(extract_facts(pr), pr)
+    assert risk is not None
+    return risk.sentence
+
+
+# vLLM #35354: the lower bound of a LoRA vocabulary check is dropped.
+RELAXED = ChangedFile("vllm/lora/layers/logits_processor.py", additions=2, deletions=4, patch=(
+    "@@ -88,10 +88,8 @@ class LogitsProcessorWithLoRA(BaseLayerWithLoRA):\n"
+    "         model_config: PretrainedConfig | None = None,\n"
+    "     ) -> None:\n"
+    "-        if self.base_layer.vocab_size <= 32000 or self.base_layer.vocab_size > 258048:\n"
+    "-            raise ValueError(\n"
+    '-                "When using LoRA, vocab size must be > 32000 and <= 258048"\n'
+    "-            )\n"
+    "+        if self.base_layer.vocab_size > 258048:\n"
+    '+            raise ValueError("When using LoRA, vocab size must be <= 258048")\n'
+    "         self.lora_a_stacked = torch.zeros(\n"))  # fmt: skip
+
+
+def test_a_part_dropped_from_a_raising_condition_lets_its_cases_through():
+    pr = pr_of(RELAXED)
+    assert conditions_changed(pr) == [ConditionChange(
+        "vllm/lora/layers/logits_processor.py", "LogitsProcessorWithLoRA", "or",
+        ("self.base_layer.vocab_size <= 32000",), (), "raises `ValueError`",
+    )]  # fmt: skip
+    assert risk_of(pr) == (
+        "In `LogitsProcessorWithLoRA`, a case where only `self.base_layer.vocab_size <= 32000` "
+        "holds no longer raises `ValueError`: the PR drops that part of the condition, and "
+        "such a case now goes past that check."
+    )
+
+
+def test_a_part_added_to_a_condition_sends_new_cases_down_its_branch():
+    widened = ChangedFile("vllm/quantization/fp8.py", additions=1, deletions=1, patch=(
+        "@@ -300,7 +291,7 @@ class Fp8LinearMethod(LinearMethodBase):\n"
+        "         # Disable marlin for rocm\n"
+        "-        if current_platform.is_rocm():\n"
+        "+        if current_platform.is_rocm() or current_platform.is_xpu():\n"
+        "             self.use_marlin = False\n"))  # fmt: skip
+    sentence = risk_of(pr_of(widened))
+    assert sentence.startswith(
+        "In `Fp8LinearMethod`, a case where only `current_platform.is_xpu()` holds now also "
+        "takes the branch below it: the PR adds that part to the condition"
+    )
+
+
+def test_an_and_part_added_keeps_cases_out_of_an_early_return():
+    narrowed = ChangedFile("vllm/engine.py", additions=1, deletions=1, patch=(
+        "@@ -10,4 +10,4 @@ def step(self, batch):\n"
+        "-    if batch.empty:\n"
+        "+    if batch.empty and not self.draining:\n"
+        "         return None\n"
+        "     return self.run(batch)\n"))  # fmt: skip
+    (change,) = conditions_changed(pr_of(narrowed))
+    assert (change.operator, change.added, change.action) == (
+        "and",
+        ("not self.draining",),
+        "returns early",
+    )
+    assert "a case where `not self.draining` does not hold no longer returns early" in risk_of(
+        pr_of(narrowed)
+    )
+
+
+def test_a_condition_rewritten_or_split_inside_brackets_is_not_read_as_parts():
+    rewritten = ChangedFile("vllm/engine.py", additions=1, deletions=1, patch=(
+        "@@ -10,4 +10,4 @@ def step(self, batch):\n"
+        "-    if batch.empty or self.paused:\n"
+        "+    if not batch.ready:\n"
+        "         return None\n"))  # fmt: skip
+    bracketed = ChangedFile("vllm/engine.py", additions=1, deletions=1, patch=(
+        "@@ -10,4 +10,4 @@ def step(self, batch):\n"
+        '-    if check(a or b, "x or y"):\n'
+        '+    if check(a or b, "x or y") or c:\n'
+        "         return None\n"))  # fmt: skip
+    mixed = ChangedFile("vllm/engine.py", additions=1, deletions=1, patch=(
+        "@@ -10,4 +10,4 @@ def step(self, batch):\n"
+        "-    if a or b and c:\n"
+        "+    if a or b:\n"
+        "         return None\n"))  # fmt: skip
+    assert conditions_changed(pr_of(rewritten)) == []
+    (change,) = conditions_changed(pr_of(bracketed))
+    assert change.added == ("c",)
+    assert conditions_changed(pr_of(mixed)) == []
+
+
+def test_a_cpp_condition_is_read_the_same_way():
+    kernel = ChangedFile("csrc/attention.cu", additions=1, deletions=1, patch=(
+        "@@ -40,5 +40,5 @@ void launch(int n) {\n"
+        "-  if (n <= 0 || n > kMax) {\n"
+        "+  if (n > kMax) {\n"
+        '     throw std::invalid_argument("n");\n'
+        "   }\n"))  # fmt: skip
+    (change,) = conditions_changed(pr_of(kernel))
+    assert (change.dropped, change.action) == (("n <= 0",), "raises `invalid_argument`")
+
+
+def test_tests_and_docs_conditions_are_not_behaviour():
+    test = ChangedFile(
+        "tests/test_x.py",
+        additions=1,
+        deletions=1,
+        patch=("@@ -1,3 +1,3 @@ def test_x():\n-    if a or b:\n+    if a:\n         raise E\n"),
+    )
+    assert conditions_changed(pr_of(test)) == []
+
+
+# vLLM #35099: a property made a cached_property.
+CACHED = ChangedFile("vllm/config/model.py", additions=1, deletions=1, patch=(
+    "@@ -1365,7 +1365,7 @@ class ModelConfig:\n"
+    " \n"
+    "         return diff_sampling_param\n"
+    " \n"
+    "-    @property\n"
+    "+    @cached_property\n"
+    "     def is_encoder_decoder(self) -> bool:\n"
+    '         """Extract the HF encoder/decoder model flag."""\n'
+    "         return is_encoder_decoder(self.hf_config)\n"))  # fmt: skip
+
+
+def test_a_property_made_cached_can_go_stale():
+    pr = pr_of(CACHED, title="Cache is_encoder_decoder")
+    assert caches_changed(pr) == [CacheChange(
+        "vllm/config/model.py", "ModelConfig.is_encoder_decoder", "cached_property", True,
+        ("self.hf_config",),
+    )]  # fmt: skip
+    assert risk_of(pr) == (
+        "`ModelConfig.is_encoder_decoder` is now computed once per `ModelConfig` object and "
+        "kept (`@cached_property`): if `self.hf_config` changes after the first read, it still "
+        "returns the old value."
+    )
+
+
+def test_a_cache_removed_from_a_kept_function_runs_its_body_each_call():
+    uncached = ChangedFile("vllm/platforms/rocm.py", additions=1, deletions=3, patch=(
+        "@@ -100,8 +100,6 @@ def _get_gcn_arch() -> str:\n"
+        " \n"
+        "-@cache\n"
+        " def on_gfx9() -> bool:\n"
+        "-    return any(arch in _get_gcn_arch() for arch in ['gfx90a', 'gfx942'])\n"
+        "+    return _ON_GFX9\n"
+        " \n"))  # fmt: skip
+    pr = pr_of(uncached)
+    assert [(c.name, c.cached) for c in caches_changed(pr)] == [("on_gfx9", False)]
+    assert "`on_gfx9` no longer caches its result (`@cache` removed)" in risk_of(pr)
+
+
+def test_a_cached_function_removed_whole_is_a_removal_not_a_cache_change():
+    removed = ChangedFile("vllm/platforms/rocm.py", deletions=4, patch=(
+        "@@ -100,7 +100,3 @@ import os\n"
+        " \n"
+        "-@cache\n"
+        "-def on_gfx9() -> bool:\n"
+        "-    return True\n"
+        "-\n"
+        " X = 1\n"))  # fmt: skip
+    assert caches_changed(pr_of(removed)) == []
+
+
+# vLLM #34924: an environment variable's default flipped, in one line of `envs.py`.
+FLIPPED = ChangedFile("vllm/envs.py", additions=1, deletions=1, patch=(
+    "@@ -1198,7 +1198,7 @@ environment_variables: dict[str, Callable[[], Any]] = {\n"
+    '     "VLLM_BLOCKSCALE_FP8_GEMM_FLASHINFER": lambda: bool(\n'
+    '-        int(os.getenv("VLLM_BLOCKSCALE_FP8_GEMM_FLASHINFER", "0"))\n'
+    '+        int(os.getenv("VLLM_BLOCKSCALE_FP8_GEMM_FLASHINFER", "1"))\n'
+    "     ),\n"))  # fmt: skip
+
+
+def test_a_flipped_default_says_who_gets_it_and_how_to_keep_the_old_one():
+    pr = pr_of(FLIPPED, title="Enable FlashInfer GEMM by default")
+    assert risk_of(pr) == (
+        '`VLLM_BLOCKSCALE_FP8_GEMM_FLASHINFER` now defaults to `"1"`, not `"0"`: a deployment '
+        "that never set it gets the new behaviour when it upgrades, and setting "
+        "`VLLM_BLOCKSCALE_FP8_GEMM_FLASHINFER=0` keeps the old one."
+    )
+
+
+def test_a_flipped_default_is_substantial_whatever_the_model_says():
+    pr = pr_of(FLIPPED, title="Enable FlashInfer GEMM by default")
+    facts = extract_facts(pr)
+    assert decide_type(pr, ChangeType.TRIVIAL, "", facts) == ChangeType.SUBSTANTIAL
+
+
+def test_saying_the_code_did_not_change_when_it_did_is_a_finding():
+    pr = pr_of(FLIPPED, title="Enable FlashInfer GEMM by default")
+    sections = SummarySections(
+        headline="No changes to the code",
+        what_changed="The PR does not change any code, only `VLLM_BLOCKSCALE_FP8_GEMM_FLASHINFER`.",
+        technical_impact="", potential_risks="", key_insights="",
+    )  # fmt: skip
+    findings = check_answer(pr, sections, ChangeType.SUBSTANTIAL, extract_facts(pr))
+    denied = [f for f in findings if f.kind == FindingKind.NO_EFFECT_CLAIMED]
+    assert {f.section for f in denied} == {"headline", "what_changed"}
+    assert "the PR changes the code of `vllm/envs.py`" in denied[0].explanation
+
+
+def test_a_docs_only_pr_may_say_no_code_changed():
+    docs = ChangedFile(
+        "docs/usage.md",
+        additions=1,
+        deletions=1,
+        patch=("@@ -1,2 +1,2 @@\n-Old words.\n+New words.\n"),
+    )
+    sections = SummarySections(
+        headline="Docs wording", what_changed="No code changes: `docs/usage.md` is reworded.",
+        technical_impact="", potential_risks="", key_insights="",
+    )  # fmt: skip
+    findings = check_answer(pr_of(docs), sections, ChangeType.TRIVIAL, extract_facts(pr_of(docs)))
+    assert not [f for f in findings if f.kind == FindingKind.NO_EFFECT_CLAIMED]
+
+
+# vLLM #32642: `logitsprocs` keeps its name; only its annotation changes.
+RETYPED = ChangedFile("vllm/v1/sample/logits_processor/state.py", additions=1, deletions=1,
+    patch=(
+    "@@ -20,7 +20,7 @@ class LogitsProcessors:\n"
+    "     def __init__(\n"
+    '-        self, logitsprocs: Iterator["LogitsProcessor"] | None = None\n'
+    '+        self, logitsprocs: Iterable["LogitsProcessor"] | None = None\n'
+    "     ) -> None:\n"
+    "         self.argmin_invariant = []\n"))  # fmt: skip
+
+
+def test_a_parameter_retyped_is_not_a_parameter_gone():
+    pr = pr_of(RETYPED)
+    facts = extract_facts(pr)
+    (signature,) = facts.signatures
+    assert signature.dropped_params == () and signature.new_params == ()
+    risk = fact_risk(facts, pr)
+    assert risk is None or ("is gone" not in risk.sentence and "must match" not in risk.sentence)
