@@ -11,6 +11,7 @@ no longer takes the branch on its own, a part added to an `and` now keeps inputs
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -25,6 +26,7 @@ _C_BRANCH = re.compile(
     r"^(?P<indent>\s*)(?:\}\s*else\s+)?(?P<kw>if|while)\s*\((?P<cond>.+)\)\s*\{?\s*$"
 )
 _PY_SUFFIXES = {".py", ".pyi"}
+_BLOCK_LINES = 6  # changed lines of a block, at most, around a condition edited in place
 _C_SUFFIXES = {".c", ".cc", ".cpp", ".cu", ".cuh", ".h", ".hpp"}
 _OPERATORS = {"or": (r"\bor\b", r"\|\|"), "and": (r"\band\b", r"&&")}
 # What the branch's first line does: said of the inputs that now take it, or no longer do.
@@ -81,10 +83,16 @@ def _hunk_changes(path: str, hunk: Hunk, branch: re.Pattern[str]) -> list[Condit
 
 
 def _branches(side: Side, branch: re.Pattern[str]) -> dict[int, tuple[int, re.Match[str]]]:
-    """The first changed branch line of each change block, by block."""
+    """The first changed branch line of each change block of at most `_BLOCK_LINES` lines,
+    by block: in a longer block the code around the branch was rewritten too, and two `if`
+    lines of it need not be one condition edited."""
+    blocks = change_blocks(side)
+    sizes = Counter(blocks.values())
     found: dict[int, tuple[int, re.Match[str]]] = {}
-    for row, block in change_blocks(side).items():
-        if block not in found and (m := branch.match(side.lines[row])):
+    for row, block in blocks.items():
+        if block in found or sizes[block] > _BLOCK_LINES:
+            continue
+        if m := branch.match(side.lines[row]):
             found[block] = (row, m)
     return found
 

@@ -125,6 +125,7 @@ class MovedLines:
     # Moved within its own hunk (a check run before the call it guarded, not after): True
     # when the lines now come earlier, False when later, None for a move to another place.
     earlier: bool | None = None
+    passed: str = ""  # of a reorder, the first line of the code the moved lines now pass
 
     @property
     def reordered(self) -> bool:
@@ -1098,8 +1099,18 @@ def _moved_within(
             return MovedLines(
                 len(texts), path, path, _first_text(hunk.old, run), old, new,
                 earlier=at < block if within else None,
+                passed=_first_statement(passed) if within else "",
             )  # fmt: skip
     return None
+
+
+# `try:`, `else:`, a closing bracket: a line that names nothing the reader could look up.
+_BARE = re.compile(r"\s*(?:try|else|finally|pass|break|continue|return|[)\]}]+)\s*:?\s*")
+
+
+def _first_statement(lines: list[str]) -> str:
+    """The first line of code among `lines` that names something."""
+    return next((t.strip() for t in lines if _is_code(t) and not _BARE.fullmatch(t)), "")
 
 
 def _moved(
@@ -1344,9 +1355,12 @@ def _moved_lines_line(m: MovedLines) -> _Line:
         return f"{_code(enclosing)} ({path})" if enclosing else path
 
     if m.reordered:
+        when = "earlier" if m.earlier else "later"
+        if m.passed:
+            when = f"{'before' if m.earlier else 'after'} {_code(m.passed, 60)}"
         return _Line(
             f"Reordered: {m.lines} unchanged lines starting {_code(m.text, 60)} now run "
-            f"{'earlier' if m.earlier else 'later'} in {place(m.old_file, m.old_enclosing)}",
+            f"{when} in {place(m.old_file, m.old_enclosing)}",
             1,
         )
     return _Line(

@@ -331,6 +331,8 @@ def _moved_lines(m: MovedLines) -> str:
     if m.reordered:  # the same code run before (or after) what it used to follow
         first = f" starting {code(m.text)}" if len(m.text) <= 60 else ""
         when = "earlier" if m.earlier else "later"
+        if m.passed and len(m.passed) <= 60:
+            when = f"{'before' if m.earlier else 'after'} {code(m.passed)}"
         return f"{m.lines} unchanged lines{first} {when} in {_place(m.old_file, m.old_enclosing)}"
     return (
         f"{m.lines} unchanged lines from {_place(m.old_file, m.old_enclosing)} to "
@@ -504,9 +506,13 @@ def _breaking_risk(facts: ChangeFacts) -> FactRisk | None:
         m = reordered[0]
         where = f" in {code(m.old_enclosing)}" if m.old_enclosing else ""
         when = "before" if m.earlier else "after"
+        # The code they now pass, named: what a reader checks for what it handled first.
+        passed = f" {code(m.passed[:60])}, the code" if m.passed else " the code"
+        follow = "they used to follow" if m.earlier else "they used to precede"
+        handled = "handled first" if m.earlier else "now handles first"
         return FactRisk(
-            f"The lines starting {code(m.text[:60])}{where} now run {when} the code they "
-            "used to follow: inputs that code handled first now meet them in the other order.",
+            f"The lines starting {code(m.text[:60])}{where} now run {when}{passed} "
+            f"{follow}: inputs that code {handled} now meet them in the other order.",
             tuple(n for n in (m.old_enclosing,) if n), breaks=True,
         )  # fmt: skip
     return None

@@ -107,6 +107,19 @@ def test_a_condition_rewritten_or_split_inside_brackets_is_not_read_as_parts():
     assert conditions_changed(pr_of(mixed)) == []
 
 
+def test_two_ifs_of_a_rewritten_block_are_not_one_condition_edited():
+    rewritten = ChangedFile("vllm/engine.py", additions=7, deletions=7, patch=(
+        "@@ -10,9 +10,9 @@ def step(self, batch):\n"
+        + "".join(f"-    old_{i}()\n" for i in range(3))
+        + "-    if a or b:\n-        return None\n"
+        + "".join(f"-    older_{i}()\n" for i in range(2))
+        + "+    if a:\n+        return None\n"
+        + "".join(f"+    new_{i}()\n" for i in range(5))
+        + "     return self.run(batch)\n"
+    ))  # fmt: skip
+    assert conditions_changed(pr_of(rewritten)) == []
+
+
 def test_a_cpp_condition_is_read_the_same_way():
     kernel = ChangedFile("csrc/attention.cu", additions=1, deletions=1, patch=(
         "@@ -40,5 +40,5 @@ void launch(int n) {\n"

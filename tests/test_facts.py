@@ -365,12 +365,12 @@ def test_lines_moved_within_one_function_are_reordered_not_added() -> None:
     first = "if has_xgrammar_unsupported_json_features(schema):"
     assert facts.moved_lines == (
         MovedLines(4, path, path, first, "validate_xgrammar_grammar", "validate_xgrammar_grammar",
-                   earlier=True),
+                   earlier=True, passed="xgr.Grammar.from_json_schema(schema)"),
     )  # fmt: skip
     assert facts.moved_lines[0].reordered
     assert (
-        f"Reordered: 4 unchanged lines starting `{first}` now run earlier in "
-        f"`validate_xgrammar_grammar` ({path})"
+        f"Reordered: 4 unchanged lines starting `{first}` now run before "
+        f"`xgr.Grammar.from_json_schema(schema)` in `validate_xgrammar_grammar` ({path})"
     ) in render_facts(facts)
     assert facts_from_json(facts_to_json(facts)) == facts
 

@@ -235,8 +235,9 @@ def test_a_check_moved_ahead_in_its_function_is_told_as_run_earlier():
     said = SummarySections("The PR adds a validation step for `schema`.", "", "", "")
     what = finish(said, REORDERED, extract_facts(REORDERED)).what_changed
     assert what == (
-        "The diff moves 4 unchanged lines starting `if has_unsupported(schema):` earlier in "
-        "`validate_xgrammar_grammar` (`vllm/v1/structured_output/backend_xgrammar.py`); "
+        "The diff moves 4 unchanged lines starting `if has_unsupported(schema):` before "
+        "`xgr.Grammar.from_json_schema(schema)` in `validate_xgrammar_grammar` "
+        "(`vllm/v1/structured_output/backend_xgrammar.py`); "
         "changes `validate_xgrammar_grammar`. " + said.what_changed
     )
 
@@ -254,11 +255,12 @@ def test_a_moved_flag_is_the_risk_of_the_parser_it_left_even_beside_the_models_o
     )
 
 
-def test_code_run_in_another_order_is_the_risk_named():
+def test_code_run_in_another_order_is_the_risk_named_with_the_code_it_now_passes():
+    # `try:` names nothing: the call inside it is what the check now runs ahead of.
     assert risk_sentence(extract_facts(REORDERED), REORDERED) == (
         "The lines starting `if has_unsupported(schema):` in `validate_xgrammar_grammar` now "
-        "run before the code they used to follow: inputs that code handled first now meet "
-        "them in the other order."
+        "run before `xgr.Grammar.from_json_schema(schema)`, the code they used to follow: "
+        "inputs that code handled first now meet them in the other order."
     )
 
 
