@@ -619,7 +619,7 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
         if e.old and all(core(e)) and not any(map(_cut, core(e))) and not is_support_file(e.file)
     ]  # fmt: skip
     if edits := valued[:1]:
-        return _edit_risk(edits[0], pr)
+        return _same_result_risk(edits[0], facts, pr) or _edit_risk(edits[0], pr)
     if argument := _argument_risk(facts, pr):
         return argument
     running = {f.filename for f in pr.files if runs_code(f)}
@@ -708,6 +708,37 @@ def _definitions_risk(changed: list[Definition], pr: PullRequest) -> FactRisk:
 
 
 _ASSIGNED = re.compile(r"([\w.]+)\s*[=:]\s*(.+)")
+# A PR meant to change nothing but its speed or its shape: what it replaces must give the
+# same result wherever it stood.
+_SAME_RESULT = re.compile(
+    r"\b(?:perf|performance|optimi[sz]\w*|speed\w*|faster|refactor\w*|clean ?up|"
+    r"simplif\w*|consolidat\w*|dedup\w*)\b",
+    re.IGNORECASE,
+)
+_REFACTOR = re.compile(r"refactor|clean|simplif|consolidat|dedup", re.IGNORECASE)
+
+
+def _same_result_risk(edit: LineEdit, facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
+    """An expression replaced by a call of a definition the PR adds, in a PR titled as a
+    speed-up or a refactor: the new call must return what the old expression did, in every
+    place (vLLM #32975's `self.num_output_tokens()` for `len(self.output_token_ids)`)."""
+    if not (meant := _SAME_RESULT.search(pr.title)):
+        return None
+    old, new = core(edit)
+    added = {short_name(d.name) for d in facts.of("added")}
+    called = [n for n in added if re.search(rf"\b{re.escape(n)}\s*\(", new) and n not in old]
+    if not called:
+        return None
+    kind = "refactor" if _REFACTOR.match(meant.group(0)) else "speed-up"
+    where = f" in {code(edit.enclosing)}" if edit.enclosing else ""
+    places = f" ({edit.places} places)" if edit.places > 1 else ""
+    return FactRisk(
+        f"`{new}` replaces `{old}`{where}{places}, and `{called[0]}` is new in this PR: as a "
+        f"{kind}, it must return what `{old}` did in each place; where it does not, the code "
+        "there now gets another value.",
+        (called[0],), exact=True,
+    )  # fmt: skip
+
 
 
 def _edit_risk(edit: LineEdit, pr: PullRequest) -> FactRisk:

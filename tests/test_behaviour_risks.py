@@ -263,3 +263,32 @@ def test_a_parameter_retyped_is_not_a_parameter_gone():
     assert signature.dropped_params == () and signature.new_params == ()
     risk = fact_risk(facts, pr)
     assert risk is None or ("is gone" not in risk.sentence and "must match" not in risk.sentence)
+
+
+# vLLM #32975: a speed-up replaces `len(...)` with a method it adds.
+FASTER_COUNT = ChangedFile("vllm/v1/engine/detokenizer.py", additions=6, deletions=1, patch=(
+    "@@ -100,7 +100,12 @@ class BaseIncrementalDetokenizer:\n"
+    "     def update(self, new_token_ids):\n"
+    "-        n = len(self.output_token_ids)\n"
+    "+        n = self.num_output_tokens()\n"
+    "         return n\n"
+    "+\n"
+    "+    def num_output_tokens(self) -> int:\n"
+    "+        return len(self.token_ids) - self.prompt_len\n"
+    "+\n"
+))  # fmt: skip
+
+
+def test_a_speed_up_that_swaps_in_a_new_call_must_return_the_same_value():
+    pr = pr_of(FASTER_COUNT, title="[Perf] Optimize detokenizer python logic")
+    assert risk_of(pr) == (
+        "`self.num_output_tokens()` replaces `len(self.output_token_ids)` in "
+        "`BaseIncrementalDetokenizer.update`, and `num_output_tokens` is new in this PR: as a "
+        "speed-up, it must return what `len(self.output_token_ids)` did in each place; where "
+        "it does not, the code there now gets another value."
+    )
+
+
+def test_a_fix_that_swaps_in_a_new_call_is_meant_to_change_the_value():
+    pr = pr_of(FASTER_COUNT, title="[Bugfix] Count output tokens without the prompt")
+    assert "must return what" not in risk_of(pr)
