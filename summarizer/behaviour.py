@@ -1,13 +1,15 @@
 """What a change does to cases that worked before, said as the concern a reviewer raises.
 
 The facts say what changed; a reviewer's question is who now gets something different.
-Three changes answer it by themselves, exactly, from the diff:
+Four changes answer it by themselves, exactly, from the diff:
 - a default flipped (vLLM #34924): everyone who never set the variable gets the new value on
   upgrade, and setting the old one back is the way out;
 - a branch's condition edited (#35354): the cases only the dropped part caught no longer
   take the branch (summarizer/conditions.py);
 - a cache added or removed (#35099): a value computed once is not computed again when what
-  it reads changes (summarizer/caching.py).
+  it reads changes (summarizer/caching.py);
+- a sequence now sorted into itself (#34190): what relied on the order it was given in sees
+  another (summarizer/ordering.py).
 On the dev days the reader scored every true but shallow risk 1 and wanted this kind of
 concern for a 2; it is written here, never guessed by the model.
 """
@@ -20,6 +22,7 @@ from bot.core.models import PullRequest
 from summarizer.caching import CacheChange, caches_changed
 from summarizer.conditions import ConditionChange, conditions_changed
 from summarizer.facts import ChangeFacts
+from summarizer.ordering import now_sorted
 from summarizer.wording import code, listed, settings_of
 
 _PART_CHARS = 100  # a condition part longer than this is not quoted: it would be the sentence
@@ -32,8 +35,9 @@ class BehaviourRisk:
 
 
 def behaviour_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
-    """The first of: a default flipped, a condition edited, a cache added or removed."""
-    return default_risk(facts) or condition_risk(pr) or cache_risk(pr)
+    """The first of: a default flipped, a condition edited, a cache added or removed, a
+    sequence now sorted."""
+    return default_risk(facts) or condition_risk(pr) or cache_risk(pr) or order_risk(pr)
 
 
 def default_risk(facts: ChangeFacts) -> BehaviourRisk | None:
@@ -114,4 +118,19 @@ def _cached_sentence(c: CacheChange) -> str:
         f"{code(c.name)} now keeps its result for each set of arguments (`@{c.decorator}`): "
         "a later call with the same arguments gets that result, even if what it reads has "
         "changed since."
+    )
+
+
+def order_risk(pr: PullRequest) -> BehaviourRisk | None:
+    """A sequence now sorted into itself: what relied on its order as given sees another."""
+    if not (found := now_sorted(pr)):
+        return None
+    n = found[0]
+    where = f"In {code(n.owner)}, " if n.owner else ""
+    by = f" by `{n.key}`" if n.key else ""
+    way = ", in reverse" if n.reverse else ""
+    return BehaviourRisk(
+        f"{where}`{n.name}` is now sorted{by}{way} before it is used: code below that relied "
+        "on the order it was given in (which item comes first) now sees another.",
+        tuple(x for x in (n.owner, n.name) if x),
     )

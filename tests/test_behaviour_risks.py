@@ -292,3 +292,32 @@ def test_a_speed_up_that_swaps_in_a_new_call_must_return_the_same_value():
 def test_a_fix_that_swaps_in_a_new_call_is_meant_to_change_the_value():
     pr = pr_of(FASTER_COUNT, title="[Bugfix] Count output tokens without the prompt")
     assert "must return what" not in risk_of(pr)
+
+
+# vLLM #34190: the files are sorted before each rank takes its share.
+SORTED_FILES = ChangedFile("vllm/model_loader/weight_utils.py", additions=1, patch=(
+    "@@ -800,6 +800,7 @@ def fastsafetensors_weights_iterator(hf_weights_files, use_tqdm):\n"
+    "     else:\n"
+    "         pg = SingleGroup()\n"
+    "+    hf_weights_files = sorted(hf_weights_files, key=_natural_sort_key)\n"
+    "     weight_files_sub_lists = [\n"
+    "         hf_weights_files[i : i + pg.size()]\n"
+))  # fmt: skip
+
+
+def test_a_sequence_now_sorted_into_itself_changes_the_order_code_below_sees():
+    assert risk_of(pr_of(SORTED_FILES)) == (
+        "In `fastsafetensors_weights_iterator`, `hf_weights_files` is now sorted by "
+        "`_natural_sort_key` before it is used: code below that relied on the order it was "
+        "given in (which item comes first) now sees another."
+    )
+
+
+def test_a_new_sorted_copy_or_a_sort_in_a_new_function_is_no_such_change():
+    copy = ChangedFile("vllm/a.py", additions=1, patch=(
+        "@@ -10,3 +10,4 @@ def f(types):\n+    ordered = sorted(types)\n     return types\n"))
+    new_function = ChangedFile("vllm/b.py", additions=3, patch=(
+        "@@ -10,3 +10,6 @@ import os\n+def g(xs):\n+    xs.sort()\n+    return xs\n"))
+    for f in (copy, new_function):
+        risk = fact_risk(extract_facts(pr_of(f)), pr_of(f))
+        assert risk is None or "now sorted" not in risk.sentence
