@@ -431,7 +431,9 @@ def fact_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     """What a reviewer would check first, from the facts: callers of what was removed, users
     of a removed, moved or changed setting, callers of a changed signature, code that now
     runs in another order, or the changed code's callers; for a change of tests, docs or CI
-    only, that runtime code is untouched."""
+    only, that runtime code is untouched. Who now gets something different (a default, a
+    condition, a cache, an order: summarizer/behaviour.py) follows what breaks, and takes the
+    place of a plainer changed value or definition."""
     first = (
         _breaking_risk(facts)
         or _required_param_risk(facts, pr)
@@ -508,11 +510,14 @@ def _breaking_risk(facts: ChangeFacts) -> FactRisk | None:
         when = "before" if m.earlier else "after"
         # The code they now pass, named: what a reader checks for what it handled first.
         passed = f" {code(m.passed[:60])}, the code" if m.passed else " the code"
-        follow = "they used to follow" if m.earlier else "they used to precede"
-        handled = "handled first" if m.earlier else "now handles first"
+        follow, then = (
+            ("they used to follow", "inputs that code handled first now meet them first")
+            if m.earlier
+            else ("they used to precede", "inputs they handled first now reach that code first")
+        )
         return FactRisk(
             f"The lines starting {code(m.text[:60])}{where} now run {when}{passed} "
-            f"{follow}: inputs that code {handled} now meet them in the other order.",
+            f"{follow}: {then}.",
             tuple(n for n in (m.old_enclosing,) if n), breaks=True,
         )  # fmt: skip
     return None

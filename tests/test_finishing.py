@@ -260,7 +260,7 @@ def test_code_run_in_another_order_is_the_risk_named_with_the_code_it_now_passes
     assert risk_sentence(extract_facts(REORDERED), REORDERED) == (
         "The lines starting `if has_unsupported(schema):` in `validate_xgrammar_grammar` now "
         "run before `xgr.Grammar.from_json_schema(schema)`, the code they used to follow: "
-        "inputs that code handled first now meet them in the other order."
+        "inputs that code handled first now meet them first."
     )
 
 
@@ -340,4 +340,22 @@ def test_a_rename_leads_what_changed_and_its_old_callers_are_the_risk():
     assert out.potential_risks == (
         "Code outside this diff that still uses `_get_arch_via_smi` breaks: the PR renames it "
         "to `_get_arch`."
+    )
+
+
+def test_code_moved_later_in_its_function_names_the_code_it_now_follows():
+    later = pr_of(ChangedFile("pkg/backend.py", additions=3, deletions=3, patch=(
+        "@@ -10,8 +10,8 @@ def validate(schema):\n"
+        "-    if unsupported(schema):\n-        log.warning('unsupported')\n"
+        "-        raise ValueError('unsupported')\n"
+        "     grammar = compile_schema(schema)\n"
+        "     cache[schema] = grammar\n"
+        "+    if unsupported(schema):\n+        log.warning('unsupported')\n"
+        "+        raise ValueError('unsupported')\n"
+        "     return grammar\n"
+    )))  # fmt: skip
+    assert risk_sentence(extract_facts(later), later) == (
+        "The lines starting `if unsupported(schema):` in `validate` now run after "
+        "`grammar = compile_schema(schema)`, the code they used to precede: inputs they "
+        "handled first now reach that code first."
     )
