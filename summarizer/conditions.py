@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from bot.core.models import PullRequest
+from summarizer.brackets import split_top_level
 from summarizer.checks import is_support_file
 from summarizer.facts import line_owner
 from summarizer.hunks import Hunk, Side, parse_hunks
@@ -28,7 +29,11 @@ _C_BRANCH = re.compile(
 _PY_SUFFIXES = {".py", ".pyi"}
 _BLOCK_LINES = 6  # changed lines of a block, at most, around a condition edited in place
 _C_SUFFIXES = {".c", ".cc", ".cpp", ".cu", ".cuh", ".h", ".hpp"}
-_OPERATORS = {"or": (r"\bor\b", r"\|\|"), "and": (r"\band\b", r"&&")}
+# An operator between spaces: `or` in `color` or `x.or_` is no operator.
+_OPERATORS = {
+    "or": re.compile(r"(?<=\s)(?:or|\|\|)(?=\s)"),
+    "and": re.compile(r"(?<=\s)(?:and|&&)(?=\s)"),
+}
 # What the branch's first line does: said of the inputs that now take it, or no longer do.
 _ACTIONS = (
     (re.compile(r"raise\s+([A-Za-z_][\w.]*)|throw\s+(?:std::)?(\w+)"), "raises {}"),
@@ -120,7 +125,7 @@ def _parts(condition: str, operator: str) -> list[str] | None:
     words, other = _OPERATORS[operator], _OPERATORS["and" if operator == "or" else "or"]
     if _top_level(text, other):
         return None
-    return [_unwrapped(p.strip()) for p in _split_top(text, words)]
+    return [_unwrapped(p.strip()) for p in split_top_level(text, words)]
 
 
 def _unwrapped(text: str) -> str:
@@ -138,37 +143,8 @@ def _depth_ok(text: str) -> bool:
     return depth == 0
 
 
-def _split_top(text: str, words: tuple[str, ...]) -> list[str]:
-    """`text` cut at each top-level match of `words` (outside brackets and strings)."""
-    pattern = re.compile("|".join(words))
-    parts, start, depth, quote, i = [], 0, 0, "", 0
-    while i < len(text):
-        ch = text[i]
-        if quote:
-            quote = "" if ch == quote and text[i - 1] != "\\" else quote
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif depth == 0 and (m := pattern.match(text, i)) and _spaced(text, m):
-            parts.append(text[start:i])
-            start = i = m.end()
-            continue
-        i += 1
-    parts.append(text[start:])
-    return parts
-
-
-def _spaced(text: str, m: re.Match[str]) -> bool:
-    before = text[m.start() - 1] if m.start() else " "
-    after = text[m.end()] if m.end() < len(text) else " "
-    return before.isspace() and after.isspace()
-
-
-def _top_level(text: str, words: tuple[str, ...]) -> bool:
-    return len(_split_top(text, words)) > 1
+def _top_level(text: str, words: re.Pattern[str]) -> bool:
+    return len(split_top_level(text, words)) > 1
 
 
 def _action(side: Side, row: int) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from summarizer.brackets import split_top_level
 from summarizer.hunks import Hunk, Side
 
 # git's default function-name lines start at column 0, so a `def` header is a module-level
@@ -75,18 +76,7 @@ def _leading_params(side: Side) -> tuple[tuple[str, ...], str | None, bool] | No
 def _split_params(text: str) -> list[str]:
     """`a: int, b: dict[str, int] = {}` as its two parameters: commas inside brackets or
     quotes do not split."""
-    parts, depth, start, quote = [], 0, 0, ""
-    for i, ch in enumerate(text):
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(text[start:i].strip())
-            start = i + 1
-    parts.append(text[start:].strip())
-    return [p for p in parts if p]
+    return [p.strip() for p in split_top_level(text, _COMMA) if p.strip()]
+
+
+_COMMA = re.compile(",")
