@@ -71,9 +71,9 @@ def test_key_insights_of_advice_alone_are_written_from_the_facts():
         "They should also consider the impact of the change on the model."
     )
     out = finished(SORTED, sections(insights=advice))
-    # The facts' risk says already that no test changes with it: the insight says where.
-    assert "No test changes with it in this PR." in out.potential_risks
-    assert out.key_insights == "The changed code is in `fastsafetensors_weights_iterator`."
+    # The facts' risk is the order the code below now sees: the insight says what tests do.
+    assert "`hf_weights_files` is now sorted by `_natural_sort_key`" in out.potential_risks
+    assert out.key_insights == "No test changes with it in this PR."
     kept = finished(SORTED, sections(insights=f"The ranks split one order. {advice}"))
     assert kept.key_insights == "The ranks split one order."
 
@@ -214,7 +214,7 @@ def test_a_hosted_models_padding_never_reaches_the_report(env, github, llm):
                         "improvement to the codebase.",
     })  # fmt: skip
     assert summary["technical_impact"] == "Every rank splits the same order."
-    assert summary["key_insights"] == "The changed code is in `fastsafetensors_weights_iterator`."
+    assert summary["key_insights"] == "No test changes with it in this PR."
 
 
 # vLLM #34148's shape: docs and a config class's docstring reworded, nothing that runs.
