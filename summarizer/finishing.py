@@ -511,9 +511,9 @@ def _breaking_risk(facts: ChangeFacts) -> FactRisk | None:
         # The code they now pass, named: what a reader checks for what it handled first.
         passed = f" {code(m.passed[:60])}, the code" if m.passed else " the code"
         follow, then = (
-            ("they used to follow", "inputs that code handled first now meet them first")
+            ("they used to follow", "inputs now meet them first, and that code after them")
             if m.earlier
-            else ("they used to precede", "inputs they handled first now reach that code first")
+            else ("they used to precede", "inputs now meet that code first, and them after it")
         )
         return FactRisk(
             f"The lines starting {code(m.text[:60])}{where} now run {when}{passed} "
