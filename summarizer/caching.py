@@ -56,10 +56,26 @@ def _hunk_caches(path: str, hunk: Hunk) -> list[CacheChange]:
             reads = _reads(hunk.new, row) if kind == "cached_property" else ()
             found.append(CacheChange(path, _qualified(path, hunk, row, name), kind, True, reads))
     for name, (kind, row) in removed.items():
-        if name not in added and _kept(hunk.old, row, hunk.new, name):
+        if name in added or _returns_a_name(hunk.new, name):
+            continue  # a body that now reads a value computed elsewhere costs nothing to run
+        if _kept(hunk.old, row, hunk.new, name):
             qualified = _qualified(path, hunk, row, name, new=False)
             found.append(CacheChange(path, qualified, kind, False))
     return found
+
+
+_RETURNS_NAME = re.compile(r"^\s*return\s+[A-Za-z_][\w.]*\s*$")
+
+
+def _returns_a_name(side: Side, name: str) -> bool:
+    """The def's body, as this side shows it, is `return NAME`: a value computed elsewhere
+    (vLLM #34108's `on_gfx9` now returns `_ON_GFX9`, resolved once at import)."""
+    pattern = re.compile(rf"^\s*(?:async\s+)?def\s+{re.escape(name)}\s*\(")
+    for row, line in enumerate(side.lines):
+        if pattern.match(line):
+            body = [b for b in side.lines[row + 1 : row + 4] if b.strip()]
+            return bool(body) and bool(_RETURNS_NAME.match(body[0]))
+    return False
 
 
 def _decorated(side: Side) -> dict[str, tuple[str, int]]:

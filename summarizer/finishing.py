@@ -511,9 +511,9 @@ def _breaking_risk(facts: ChangeFacts) -> FactRisk | None:
         # The code they now pass, named: what a reader checks for what it handled first.
         passed = f" {code(m.passed[:60])}, the code" if m.passed else " the code"
         follow, then = (
-            ("they used to follow", "inputs now meet them first, and that code after them")
+            ("they used to follow", "an input that both handle now meets them first")
             if m.earlier
-            else ("they used to precede", "inputs now meet that code first, and them after it")
+            else ("they used to precede", "an input that both handle now meets that code first")
         )
         return FactRisk(
             f"The lines starting {code(m.text[:60])}{where} now run {when}{passed} "

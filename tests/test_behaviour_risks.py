@@ -168,7 +168,21 @@ def test_a_property_made_cached_can_go_stale():
 
 
 def test_a_cache_removed_from_a_kept_function_runs_its_body_each_call():
-    uncached = ChangedFile("vllm/platforms/rocm.py", additions=1, deletions=3, patch=(
+    uncached = ChangedFile("vllm/platforms/rocm.py", additions=1, deletions=1, patch=(
+        "@@ -100,8 +100,6 @@ def _get_gcn_arch() -> str:\n"
+        " \n"
+        "-@cache\n"
+        " def on_gfx9() -> bool:\n"
+        "     return any(arch in _get_gcn_arch() for arch in ['gfx90a', 'gfx942'])\n"
+        " \n"))  # fmt: skip
+    pr = pr_of(uncached)
+    assert [(c.name, c.cached) for c in caches_changed(pr)] == [("on_gfx9", False)]
+    assert "`on_gfx9` no longer caches its result (`@cache` removed)" in risk_of(pr)
+
+
+def test_a_cache_removed_where_the_body_now_returns_a_value_made_elsewhere_is_no_risk():
+    # vLLM #34108: the arch is resolved once at import; `on_gfx9` returns the bool.
+    resolved = ChangedFile("vllm/platforms/rocm.py", additions=1, deletions=3, patch=(
         "@@ -100,8 +100,6 @@ def _get_gcn_arch() -> str:\n"
         " \n"
         "-@cache\n"
@@ -176,9 +190,7 @@ def test_a_cache_removed_from_a_kept_function_runs_its_body_each_call():
         "-    return any(arch in _get_gcn_arch() for arch in ['gfx90a', 'gfx942'])\n"
         "+    return _ON_GFX9\n"
         " \n"))  # fmt: skip
-    pr = pr_of(uncached)
-    assert [(c.name, c.cached) for c in caches_changed(pr)] == [("on_gfx9", False)]
-    assert "`on_gfx9` no longer caches its result (`@cache` removed)" in risk_of(pr)
+    assert caches_changed(pr_of(resolved)) == []
 
 
 def test_a_cached_function_removed_whole_is_a_removal_not_a_cache_change():

@@ -260,7 +260,7 @@ def test_code_run_in_another_order_is_the_risk_named_with_the_code_it_now_passes
     assert risk_sentence(extract_facts(REORDERED), REORDERED) == (
         "The lines starting `if has_unsupported(schema):` in `validate_xgrammar_grammar` now "
         "run before `xgr.Grammar.from_json_schema(schema)`, the code they used to follow: "
-        "inputs now meet them first, and that code after them."
+        "an input that both handle now meets them first."
     )
 
 
@@ -356,6 +356,6 @@ def test_code_moved_later_in_its_function_names_the_code_it_now_follows():
     )))  # fmt: skip
     assert risk_sentence(extract_facts(later), later) == (
         "The lines starting `if unsupported(schema):` in `validate` now run after "
-        "`grammar = compile_schema(schema)`, the code they used to precede: inputs now meet "
-        "that code first, and them after it."
+        "`grammar = compile_schema(schema)`, the code they used to precede: an input that "
+        "both handle now meets that code first."
     )
