@@ -22,6 +22,7 @@ from summarizer.repetition import (
     drop_repeated_sentences,
     ends_sentence,
     find_repetition,
+    finished_clauses,
     sentences,
 )
 
@@ -187,7 +188,7 @@ def _section_values(data: dict, cut_key: str | None, section_chars: int | None) 
             continue
         value = " ".join(value.split())
         if key == cut_key or (section_chars and len(value) >= section_chars - 2):
-            value = complete_sentences(value)
+            value = complete_sentences(value) or finished_clauses(value)
         elif not ends_sentence(value):
             # Stopped mid-sentence below the bound (a repetition stop, a grammar's early end):
             # its finished sentences, when it has any, rather than "also updates `".

@@ -121,6 +121,24 @@ def test_a_section_closed_by_the_grammar_bound_keeps_its_finished_sentences():
     assert result.sections.potential_risks == "First point is made."
 
 
+def test_a_section_the_bound_closed_in_its_first_sentence_keeps_its_finished_clause():
+    # vLLM #34055's retry: refused for an empty what_changed, the PR went unsummarized.
+    bounded = (
+        "The PR moves the `choose_mp_linear_kernel` function from `mixed_precision/__init__.py` "
+        "to `kernels/linear/__init__.py`, and it also moves the `vllm/model_executor/layers` "
+        "directory to the `vllm/model_exec"
+    )
+    result = parse_answer(answer(what_changed=bounded), section_chars=len(bounded))
+    assert result.sections.what_changed == (
+        "The PR moves the `choose_mp_linear_kernel` function from `mixed_precision/__init__.py` "
+        "to `kernels/linear/__init__.py`."
+    )
+    # A clause too short to say anything, or none at all, is still nothing.
+    short = "It moves `a`, and then the `vllm/model_exec"
+    with pytest.raises(InvalidAnswer, match="missing or empty: what_changed"):
+        parse_answer(answer(what_changed=short), section_chars=len(short))
+
+
 def test_a_fenced_answer_without_its_closing_fence_still_parses():
     assert parse_answer("```json\n" + answer()).sections == REAL
 
