@@ -478,6 +478,8 @@ def _breaking_risk(facts: ChangeFacts) -> FactRisk | None:
             f"breaks: the PR removes {them}.",
             tuple(removed), breaks=True,
         )  # fmt: skip
+    if modules := _moved_modules_risk(facts):
+        return modules
     if params := [(s, p) for s in facts.signatures for p in s.dropped_params]:
         s, p = params[0][0], param_name(params[0][1])
         return FactRisk(
@@ -521,6 +523,42 @@ def _breaking_risk(facts: ChangeFacts) -> FactRisk | None:
             tuple(n for n in (m.old_enclosing,) if n), breaks=True,
         )  # fmt: skip
     return None
+
+
+def _moved_modules_risk(facts: ChangeFacts) -> FactRisk | None:
+    """Python modules of the code that runs moved or renamed, with nothing left at their old
+    path: an import of the old path outside this diff fails (vLLM #34055 moved 21 of them)."""
+    kept = {f.file for f in facts.files}
+    moved = [
+        f for f in facts.files
+        if f.change in ("moved", "renamed") and f.previous and f.previous.endswith(".py")
+        and f.previous not in kept and not is_support_file(f.previous)
+    ]  # fmt: skip
+    if not moved:
+        return None
+    old = _common_dir([f.previous or "" for f in moved])
+    new = _common_dir([f.file for f in moved])
+    if len(moved) == 1:
+        what = f"`{moved[0].previous}` to `{moved[0].file}`"
+    elif old and new and old != new:
+        what = f"{len(moved)} modules from `{old}/` to `{new}/`"
+    else:
+        what = f"{len(moved)} modules, {code(moved[0].previous or '')} among them,"
+    return FactRisk(
+        f"The PR moves {what}: code outside this diff that imports them from the old "
+        "path fails with an `ImportError`.",
+        (), breaks=True,
+    )  # fmt: skip
+
+
+def _common_dir(paths: list[str]) -> str:
+    parents = [PurePosixPath(p).parent.parts for p in paths]
+    common: list[str] = []
+    for parts in zip(*parents, strict=False):
+        if len(set(parts)) != 1:
+            break
+        common.append(parts[0])
+    return "/".join(common)
 
 
 def _required_param_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:

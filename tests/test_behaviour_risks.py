@@ -333,3 +333,28 @@ def test_a_new_sorted_copy_or_a_sort_in_a_new_function_is_no_such_change():
     for f in (copy, new_function):
         risk = fact_risk(extract_facts(pr_of(f)), pr_of(f))
         assert risk is None or "now sorted" not in risk.sentence
+
+
+# vLLM #34055: a directory of kernels moved, 21 modules renamed into a new package.
+def moved_module(old: str, new: str) -> ChangedFile:
+    return ChangedFile(new, status="renamed", previous_filename=old, patch=None)
+
+
+def test_modules_moved_with_nothing_left_behind_break_imports_of_the_old_path():
+    old, new = "vllm/layers/quantization/kernels", "vllm/kernels/linear"
+    pr = pr_of(*(moved_module(f"{old}/{n}.py", f"{new}/{n}.py") for n in ("marlin", "cutlass")))
+    assert risk_of(pr) == (
+        f"The PR moves 2 modules from `{old}/` to `{new}/`: code outside this diff that "
+        "imports them from the old path fails with an `ImportError`."
+    )
+
+
+def test_a_module_whose_old_path_is_written_again_or_a_moved_test_is_no_such_risk():
+    shim = pr_of(
+        moved_module("vllm/a/old.py", "vllm/b/new.py"),
+        ChangedFile("vllm/a/old.py", status="added", additions=1, patch="@@ -0,0 +1 @@\n+from vllm.b.new import *\n"),
+    )  # fmt: skip
+    moved_test = pr_of(moved_module("tests/a/test_x.py", "tests/b/test_x.py"))
+    for pr in (shim, moved_test):
+        risk = fact_risk(extract_facts(pr), pr)
+        assert risk is None or "ImportError" not in risk.sentence
