@@ -337,6 +337,11 @@ def _times(n: int) -> str:
 
 
 def _ungrounded(field: str, sentence: str, evidence: _Evidence) -> list[Finding]:
+    if sentence.count("`") % 2:
+        # A span cut open (`ARG TRITON_BRANCH=` and the end of the answer, vLLM #34032)
+        # would pair its backtick with the next sentence's, code sentences included.
+        why = "leaves a code span open: it was cut off mid-quote"
+        return [Finding(FindingKind.UNGROUNDED_CODE, field, sentence, why)]
     findings = []
     for m in BACKTICKED.finditer(sentence):
         code = m.group(1).strip()

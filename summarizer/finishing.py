@@ -544,9 +544,11 @@ def _moved_modules_risk(facts: ChangeFacts) -> FactRisk | None:
         what = f"{len(moved)} modules from `{old}/` to `{new}/`"
     else:
         what = f"{len(moved)} modules, {code(moved[0].previous or '')} among them,"
+    them = "it" if len(moved) == 1 else "them"
+    # The error is named in plain words: a name the PR does not contain reads as unverified.
     return FactRisk(
-        f"The PR moves {what}: code outside this diff that imports them from the old "
-        "path fails with an `ImportError`.",
+        f"The PR moves {what}: code outside this diff that imports {them} from the old "
+        "path fails with an ImportError.",
         (), breaks=True,
     )  # fmt: skip
 
@@ -575,7 +577,7 @@ def _required_param_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None
         p = names[0]
         return FactRisk(
             f"`{s.name}` now requires `{p}`, with no default: a call outside this diff that "
-            f"does not pass it fails with a `TypeError`.{_passed_sentence(passed_values(pr, p))}",
+            f"does not pass it fails with a TypeError.{_passed_sentence(passed_values(pr, p))}",
             (s.name, p), breaks=True,
         )  # fmt: skip
     return None

@@ -638,3 +638,23 @@ def test_a_name_said_to_be_added_that_the_diff_shows_unchanged_is_caught():
     )
     right = "The PR adds `num_output_tokens`, which `update`'s callers can read."
     assert check_answer(DETOKENIZER, answer(what=right), ChangeType.SUBSTANTIAL) == []
+
+
+def test_a_sentence_cut_inside_a_code_span_is_a_finding_and_goes():
+    # vLLM #34032: "now uses `ARG TRITON_BRANCH=" ended the model's what_changed, and its open
+    # backtick paired with the code-written risk's, two sections later.
+    pr = PullRequest(
+        repo="o/r", number=34032, title="Update the triton branch", url="u", author="a",
+        state="merged", files=(ChangedFile("docker/Dockerfile.rocm_base", additions=1, deletions=1,
+        patch='@@ -1,2 +1,2 @@\n-ARG TRITON_BRANCH="57c693b6"\n+ARG TRITON_BRANCH="f332c492"\n'),),
+    )  # fmt: skip
+    cut = "The Dockerfile for ROCm now uses `ARG TRITON_BRANCH="
+    sections = SummarySections(
+        headline="Update the triton branch", what_changed=f"The branch is bumped. {cut}",
+        technical_impact="", potential_risks="", key_insights="",
+    )  # fmt: skip
+    findings = check_answer(pr, sections, ChangeType.SUBSTANTIAL)
+    assert [(f.kind, f.sentence) for f in findings if f.section == "what_changed"] == [
+        (FindingKind.UNGROUNDED_CODE, cut)
+    ]
+    assert remove_sentences(sections, findings).what_changed == "The branch is bumped."

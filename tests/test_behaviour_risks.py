@@ -345,7 +345,7 @@ def test_modules_moved_with_nothing_left_behind_break_imports_of_the_old_path():
     pr = pr_of(*(moved_module(f"{old}/{n}.py", f"{new}/{n}.py") for n in ("marlin", "cutlass")))
     assert risk_of(pr) == (
         f"The PR moves 2 modules from `{old}/` to `{new}/`: code outside this diff that "
-        "imports them from the old path fails with an `ImportError`."
+        "imports them from the old path fails with an ImportError."
     )
 
 

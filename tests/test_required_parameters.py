@@ -86,7 +86,7 @@ def test_a_newly_required_parameter_is_the_risk_with_each_value_the_calls_pass()
     pr = pr_of(SIGNATURE, CALLS, DRAFTER)
     assert risk_sentence(extract_facts(pr), pr) == (
         "`build_metadata` now requires `longest_query`, with no default: a call outside this "
-        "diff that does not pass it fails with a `TypeError`. The PR passes it in 3 places: "
+        "diff that does not pass it fails with a TypeError. The PR passes it in 3 places: "
         "in `Runner`, `batch.scheduled.max().item()` and `longest_query`; in `Drafter`, `1`. "
         "Only `Drafter` passes a constant, `1`."
     )
