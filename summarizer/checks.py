@@ -85,6 +85,7 @@ class FindingKind(StrEnum):
     FILLER = "filler"  # advice to "developers" or praise: nothing about this PR
     INVENTED = "invented"  # a benefit or an acronym's meaning nothing in the PR shows
     UNANCHORED = "unanchored"  # a small model's sentence that names nothing of the PR
+    CUT_QUOTE = "cut_quote"  # a code span left open: the sentence was cut mid-quote
 
 
 @dataclass(frozen=True)
@@ -341,7 +342,7 @@ def _ungrounded(field: str, sentence: str, evidence: _Evidence) -> list[Finding]
         # A span cut open (`ARG TRITON_BRANCH=` and the end of the answer, vLLM #34032)
         # would pair its backtick with the next sentence's, code sentences included.
         why = "leaves a code span open: it was cut off mid-quote"
-        return [Finding(FindingKind.UNGROUNDED_CODE, field, sentence, why)]
+        return [Finding(FindingKind.CUT_QUOTE, field, sentence, why)]
     findings = []
     for m in BACKTICKED.finditer(sentence):
         code = m.group(1).strip()
@@ -885,6 +886,7 @@ _FIXES = {
     FindingKind.FILLER: "say something about this PR's code, or nothing",
     FindingKind.INVENTED: "claim only what the PR shows",
     FindingKind.UNANCHORED: "name the function, class or file each sentence is about",
+    FindingKind.CUT_QUOTE: "close every code span you open",
 }
 
 

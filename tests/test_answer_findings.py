@@ -655,6 +655,10 @@ def test_a_sentence_cut_inside_a_code_span_is_a_finding_and_goes():
     )  # fmt: skip
     findings = check_answer(pr, sections, ChangeType.SUBSTANTIAL)
     assert [(f.kind, f.sentence) for f in findings if f.section == "what_changed"] == [
-        (FindingKind.UNGROUNDED_CODE, cut)
+        (FindingKind.CUT_QUOTE, cut)
     ]
     assert remove_sentences(sections, findings).what_changed == "The branch is bumped."
+    # Alone in its section, it goes too where the facts can fill the section.
+    alone = replace(sections, what_changed=cut)
+    findings = check_answer(pr, alone, ChangeType.SUBSTANTIAL)
+    assert remove_sentences(alone, findings, frozenset({"what_changed"})).what_changed == ""
