@@ -129,8 +129,9 @@ def order_risk(pr: PullRequest) -> BehaviourRisk | None:
     where = f"In {code(n.owner)}, " if n.owner else ""
     by = f" by `{n.key}`" if n.key else ""
     way = ", in reverse" if n.reverse else ""
+    used = f"`{n.read_by}` reads it" if n.read_by else "it is used"
     return BehaviourRisk(
-        f"{where}`{n.name}` is now sorted{by}{way} before it is used: code below that relied "
+        f"{where}`{n.name}` is now sorted{by}{way} before {used}: code below that relied "
         "on the order it was given in (which item comes first) now sees another.",
         tuple(x for x in (n.owner, n.name) if x),
     )

@@ -706,9 +706,24 @@ def _argument_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     return FactRisk(
         f"{listed(owners)} now pass{'es' if len(owners) == 1 else ''} `{a.name}={a.value}` to "
         f"{calls} did not pass `{a.name}` before: the callee used its own default for it "
-        "there, and now gets this value.",
+        f"there, and now gets this value.{_when_sentence(a.value)}",
         tuple(n for n in (a.name, a.callee) if n), exact=True,
     )  # fmt: skip
+
+
+# `x if pad_attn else None`: one conditional expression, its test a plain name or attribute.
+_CONDITIONAL = re.compile(r"(?P<then>.+?)\s+if\s+(?P<test>[\w.()]+)\s+else\s+(?P<other>[\w.]+)")
+
+
+def _when_sentence(value: str) -> str:
+    """Who the new value reaches, where it is a conditional (vLLM #34187): only the calls
+    where its test holds; the others pass what the `else` gives."""
+    if not (m := _CONDITIONAL.fullmatch(value)) or " if " in m["then"]:
+        return ""
+    return (
+        f" Only where `{m['test']}` holds does it pass `{m['then']}`; elsewhere it passes "
+        f"`{m['other']}`."
+    )
 
 
 def _new_parameters(facts: ChangeFacts) -> set[str]:

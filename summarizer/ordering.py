@@ -31,6 +31,7 @@ class NowSorted:
     owner: str | None  # the definition it is sorted in
     key: str  # `_natural_sort_key`, or "" for the natural order
     reverse: bool
+    read_by: str = ""  # the first line below that reads it, as the diff shows it
 
 
 def now_sorted(pr: PullRequest) -> list[NowSorted]:
@@ -52,5 +53,16 @@ def now_sorted(pr: PullRequest) -> list[NowSorted]:
                         f.filename, m["name"], line_owner(f.filename, hunk, True, row),
                         key.group(0).split("=", 1)[1].strip() if key else "",
                         "reverse=True" in m["rest"].replace(" ", ""),
+                        _read_by(side.lines[row + 1 :], m["name"]),
                     ))  # fmt: skip
     return found
+
+
+def _read_by(below: list[str], name: str) -> str:
+    """The first line below that uses `name`, when short enough to quote whole."""
+    uses = re.compile(rf"(?<![\w.]){re.escape(name)}(?!\w)")
+    for line in below:
+        if uses.search(line):
+            text = line.strip()
+            return text if len(text) <= 60 else ""
+    return ""

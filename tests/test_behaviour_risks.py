@@ -320,8 +320,8 @@ SORTED_FILES = ChangedFile("vllm/model_loader/weight_utils.py", additions=1, pat
 def test_a_sequence_now_sorted_into_itself_changes_the_order_code_below_sees():
     assert risk_of(pr_of(SORTED_FILES)) == (
         "In `fastsafetensors_weights_iterator`, `hf_weights_files` is now sorted by "
-        "`_natural_sort_key` before it is used: code below that relied on the order it was "
-        "given in (which item comes first) now sees another."
+        "`_natural_sort_key` before `hf_weights_files[i : i + pg.size()]` reads it: code below "
+        "that relied on the order it was given in (which item comes first) now sees another."
     )
 
 

@@ -192,10 +192,16 @@ def test_the_callee_is_named_where_the_diff_shows_the_call_open():
         "         )\n"
     ))  # fmt: skip
     pr = pr_of(shown)
-    assert risk_sentence(extract_facts(pr), pr).startswith(
+    sentence = risk_sentence(extract_facts(pr), pr)
+    assert sentence.startswith(
         "`GPUModelRunner` now passes `num_tokens_padded=num_tokens_padded if pad_attn else "
         "None` to a call of `_build_attention_metadata` that did not pass `num_tokens_padded` "
         "before"
+    )
+    # A conditional value reaches only the calls where its test holds.
+    assert sentence.endswith(
+        "Only where `pad_attn` holds does it pass `num_tokens_padded`; elsewhere it passes "
+        "`None`."
     )
 
 
