@@ -82,6 +82,16 @@ class SignatureChange:
         return tuple(p for p in self.added_params if param_name(p) not in had)
 
     @property
+    def retyped_only(self) -> bool:
+        """Only annotations differ: each parameter keeps its name and its default, and the
+        return type is the only other thing that may change (`KVCache` to `torch.Tensor`).
+        A caller passes what it passed before."""
+        def shape(params: tuple[str, ...]) -> set[tuple[str, str]]:
+            return {(param_name(p), p.split("=", 1)[1].strip() if "=" in p else "") for p in params}
+
+        return bool(self.removed_params) and shape(self.removed_params) == shape(self.added_params)
+
+    @property
     def lost_defaults(self) -> tuple[str, ...]:
         """Names of kept parameters that had a default and now have none: now required."""
         had = {param_name(p) for p in self.removed_params if "=" in p}

@@ -36,7 +36,10 @@ def interface_sentence(facts: ChangeFacts, pr: PullRequest) -> str:
         phrase("changes", [setting_named(s) for s in settings_of(facts, "changed")]),
         phrase(
             "changes the signature of",
-            [code(s.name) for s in facts.signatures if _public(s.name, s.file)],
+            [
+                code(s.name) for s in facts.signatures
+                if _public(s.name, s.file) and not s.retyped_only
+            ],
         ),  # fmt: skip
         phrase("removes", _public_defs(facts, "removed")),
         phrase("adds", _public_defs(facts, "added")),

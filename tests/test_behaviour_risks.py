@@ -11,6 +11,7 @@ from summarizer.checks import FindingKind, check_answer, decide_type
 from summarizer.conditions import ConditionChange, conditions_changed
 from summarizer.facts import extract_facts
 from summarizer.finishing import fact_risk
+from summarizer.insight import interface_sentence
 
 
 def pr_of(*files: ChangedFile, title: str = "Fix a bound") -> PullRequest:
@@ -273,8 +274,11 @@ def test_a_parameter_retyped_is_not_a_parameter_gone():
     facts = extract_facts(pr)
     (signature,) = facts.signatures
     assert signature.dropped_params == () and signature.new_params == ()
+    assert signature.retyped_only
     risk = fact_risk(facts, pr)
     assert risk is None or ("is gone" not in risk.sentence and "must match" not in risk.sentence)
+    # Nor is it a signature callers and users see change (vLLM #34175's `KVCache` retyped).
+    assert "changes the signature" not in interface_sentence(facts, pr)
 
 
 # vLLM #32975: a speed-up replaces `len(...)` with a method it adds.
