@@ -223,7 +223,10 @@ def change_sentence(facts: ChangeFacts, told: set[str | None] | None = None) -> 
         _moves_phrase(facts, across_files=False),
         phrase("removes", named_definitions(facts.of("removed"), moved)),
         phrase("adds", named_definitions(facts.of("added"), moved)),
-        phrase("changes the signature of", [code(s.name) for s in facts.signatures]),
+        # Callers' signatures first: one whose parameters were only retyped is named last.
+        phrase("changes the signature of", [
+            code(s.name) for s in sorted(facts.signatures, key=lambda s: s.retyped_only)
+        ]),  # fmt: skip
         phrase("removes", [setting_named(s) for s in settings_of(facts, "removed")]),
         phrase("adds", [setting_named(s) for s in settings_of(facts, "added")]),
         phrase("changes", [
