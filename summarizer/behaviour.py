@@ -69,6 +69,8 @@ def condition_risk(pr: PullRequest) -> BehaviourRisk | None:
 
 def _condition_sentence(c: ConditionChange) -> str:
     where = f"In {code(c.enclosing)}" if c.enclosing else f"In `{c.file}`"
+    if c.returned:
+        return _returned_sentence(c, where)
     act = c.action or "takes the branch below it"
     quoted = " or ".join(code(p) for p in (c.dropped or c.added))
     if c.operator == "or":
@@ -85,6 +87,30 @@ def _condition_sentence(c: ConditionChange) -> str:
         else f"such a case now goes past that {check}"
     )
     return f"{where}, {case} {now}: the PR {did}, and {after}."
+
+
+def _returned_sentence(c: ConditionChange, where: str) -> str:
+    """A returned `and`/`or` chain: which cases now get a false value, or a true one."""
+    quoted = " or ".join(code(p) for p in (c.dropped or c.added))
+    if c.operator == "and" and c.added:
+        return (
+            f"{where}, the value returned now also requires {quoted}: a case where that does "
+            "not hold now gets a false value where it could get a true one before."
+        )
+    if c.operator == "and":
+        return (
+            f"{where}, the value returned no longer requires {quoted}: a case where that does "
+            "not hold can now get a true value where it got a false one before."
+        )
+    if c.added:
+        return (
+            f"{where}, the value returned is now also true where only {quoted} holds: such a "
+            "case got a false value before."
+        )
+    return (
+        f"{where}, the value returned is no longer true where only {quoted} holds: such a "
+        "case now gets a false value."
+    )
 
 
 def cache_risk(pr: PullRequest) -> BehaviourRisk | None:

@@ -26,6 +26,9 @@ _PY_BRANCH = re.compile(r"^(?P<indent>\s*)(?P<kw>if|elif|while)\s+(?P<cond>.+?):
 _C_BRANCH = re.compile(
     r"^(?P<indent>\s*)(?:\}\s*else\s+)?(?P<kw>if|while)\s*\((?P<cond>.+)\)\s*\{?\s*$"
 )
+# A value returned as a condition: `return cls._AITER_ENABLED and on_gfx950()` (vLLM #35250).
+_PY_RETURN = re.compile(r"^(?P<indent>\s*)(?P<kw>return)\s+(?P<cond>.+?)\s*(?:#.*)?$")
+_C_RETURN = re.compile(r"^(?P<indent>\s*)(?P<kw>return)\s+(?P<cond>.+?);\s*$")
 _PY_SUFFIXES = {".py", ".pyi"}
 _BLOCK_LINES = 6  # changed lines of a block, at most, around a condition edited in place
 _C_SUFFIXES = {".c", ".cc", ".cpp", ".cu", ".cuh", ".h", ".hpp"}
@@ -53,6 +56,7 @@ class ConditionChange:
     dropped: tuple[str, ...]  # parts of the old condition that the new one lacks
     added: tuple[str, ...]  # parts of the new condition that the old one lacked
     action: str  # what the branch does: "raises `ValueError`", "returns early", ""
+    returned: bool = False  # the condition is the value a `return` gives, not a branch's
 
 
 def conditions_changed(pr: PullRequest) -> list[ConditionChange]:
@@ -63,9 +67,10 @@ def conditions_changed(pr: PullRequest) -> list[ConditionChange]:
         suffix = PurePosixPath(f.filename).suffix
         if is_support_file(f.filename) or suffix not in _PY_SUFFIXES | _C_SUFFIXES:
             continue
-        branch = _PY_BRANCH if suffix in _PY_SUFFIXES else _C_BRANCH
+        python = suffix in _PY_SUFFIXES
         for hunk in parse_hunks(f.patch or ""):
-            found.extend(_hunk_changes(f.filename, hunk, branch))
+            for line in (_PY_BRANCH, _PY_RETURN) if python else (_C_BRANCH, _C_RETURN):
+                found.extend(_hunk_changes(f.filename, hunk, line))
     return found
 
 
@@ -80,9 +85,10 @@ def _hunk_changes(path: str, hunk: Hunk, branch: re.Pattern[str]) -> list[Condit
             continue
         if change := _compared(old.group("cond"), new.group("cond")):
             operator, dropped, added = change
+            returned = new.group("kw") == "return"
             found.append(ConditionChange(
-                path, line_owner(path, hunk, True, new_row), operator,
-                dropped, added, _action(hunk.new, new_row),
+                path, line_owner(path, hunk, True, new_row), operator, dropped, added,
+                "" if returned else _action(hunk.new, new_row), returned,
             ))  # fmt: skip
     return found
 

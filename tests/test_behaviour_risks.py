@@ -362,3 +362,34 @@ def test_a_module_whose_old_path_is_written_again_or_a_moved_test_is_no_such_ris
     for pr in (shim, moved_test):
         risk = fact_risk(extract_facts(pr), pr)
         assert risk is None or "ImportError" not in risk.sentence
+
+
+# vLLM #35250: FP4 ops gated to gfx950, in the condition a method returns.
+GATED = ChangedFile("vllm/_aiter_ops.py", additions=3, deletions=1, patch=(
+    "@@ -1052,6 +1052,8 @@ class rocm_aiter_ops:\n"
+    "     def is_fp4bmm_enabled(cls) -> bool:\n"
+    "-        return cls._AITER_ENABLED and cls._FP4BMM_ENABLED\n"
+    "+        from vllm.platforms.rocm import on_gfx950\n"
+    "+\n"
+    "+        return cls._AITER_ENABLED and cls._FP4BMM_ENABLED and on_gfx950()\n"
+))  # fmt: skip
+
+
+def test_a_part_added_to_a_returned_and_makes_its_cases_false():
+    (change,) = conditions_changed(pr_of(GATED))
+    assert (change.returned, change.operator, change.added) == (True, "and", ("on_gfx950()",))
+    assert risk_of(pr_of(GATED)) == (
+        "In `rocm_aiter_ops.is_fp4bmm_enabled`, the value returned now also requires "
+        "`on_gfx950()`: a case where that does not hold now gets a false value where it could "
+        "get a true one before."
+    )
+
+
+def test_a_part_dropped_from_a_returned_or_is_no_longer_true_alone():
+    narrowed = ChangedFile("vllm/moe/config.py", additions=1, deletions=1, patch=(
+        "@@ -10,3 +10,3 @@ class FusedMoEParallelConfig:\n"
+        "     def use_batched_activation_format(self) -> bool:\n"
+        "-        return self.use_pplx_kernels or self.use_deepep_ll_kernels\n"
+        "+        return self.use_deepep_ll_kernels\n"
+    ))  # fmt: skip
+    assert "is no longer true where only `self.use_pplx_kernels` holds" in risk_of(pr_of(narrowed))
