@@ -461,12 +461,18 @@ def _joined(first: FactRisk, then: FactRisk) -> FactRisk:
 
 
 def _breaking_risk(facts: ChangeFacts) -> FactRisk | None:
-    moved = {m.old_name for m in facts.moves}
-    # A function nested in a function (`table.sort_key`) has no caller outside its parent.
-    removed = list(dict.fromkeys(
-        d.name for d in facts.of("removed")
-        if d.name not in moved and not (d.kind == "function" and "." in d.name)
-    ))  # fmt: skip
+    """What callers, scripts or inputs relied on that is gone, moved or reordered: the first
+    of a definition renamed or removed, modules moved, a parameter or setting gone, a setting
+    moved, lines run in another order."""
+    return (
+        _definitions_gone_risk(facts)
+        or _moved_modules_risk(facts)
+        or _parameter_or_setting_gone_risk(facts)
+        or _reordered_risk(facts)
+    )
+
+
+def _definitions_gone_risk(facts: ChangeFacts) -> FactRisk | None:
     if renamed := [m for m in facts.moves if m.renamed]:
         m = renamed[0]
         return FactRisk(
@@ -474,15 +480,23 @@ def _breaking_risk(facts: ChangeFacts) -> FactRisk | None:
             f"it to {code(m.new_name)}.",
             (m.old_name, m.new_name), breaks=True,
         )  # fmt: skip
-    if removed:
-        them = "them" if len(removed) > 1 else "it"
-        return FactRisk(
-            f"Code outside this diff that still uses {listed([code(n) for n in removed])} "
-            f"breaks: the PR removes {them}.",
-            tuple(removed), breaks=True,
-        )  # fmt: skip
-    if modules := _moved_modules_risk(facts):
-        return modules
+    moved = {m.old_name for m in facts.moves}
+    # A function nested in a function (`table.sort_key`) has no caller outside its parent.
+    removed = list(dict.fromkeys(
+        d.name for d in facts.of("removed")
+        if d.name not in moved and not (d.kind == "function" and "." in d.name)
+    ))  # fmt: skip
+    if not removed:
+        return None
+    them = "them" if len(removed) > 1 else "it"
+    return FactRisk(
+        f"Code outside this diff that still uses {listed([code(n) for n in removed])} "
+        f"breaks: the PR removes {them}.",
+        tuple(removed), breaks=True,
+    )  # fmt: skip
+
+
+def _parameter_or_setting_gone_risk(facts: ChangeFacts) -> FactRisk | None:
     if params := [(s, p) for s in facts.signatures for p in s.dropped_params]:
         s, p = params[0][0], param_name(params[0][1])
         return FactRisk(
@@ -496,36 +510,39 @@ def _breaking_risk(facts: ChangeFacts) -> FactRisk | None:
             "the effect it had.",
             tuple(s.name for s in settings), breaks=True,
         )  # fmt: skip
-    if moved_settings := settings_of(facts, "moved"):
-        s = moved_settings[0]
-        kind = s.kind.split(" (")[0]
-        # Which parsers include which is a call graph the diff does not show: say both
-        # outcomes, each true of the code it applies to.
-        return FactRisk(
-            f"The {kind} `{s.name}` is now defined in `{s.file}`, not `{s.old}`: code that "
-            "read it from the old place without the new one loses it, and code that already "
-            "defined it where it now arrives defines it twice.",
-            (s.name,), breaks=True,
-        )  # fmt: skip
-    if reordered := [
-        m for m in facts.moved_lines if m.reordered and not is_support_file(m.old_file)
-    ]:
-        m = reordered[0]
-        where = f" in {code(m.old_enclosing)}" if m.old_enclosing else ""
-        when = "before" if m.earlier else "after"
-        # The code they now pass, named: what a reader checks for what it handled first.
-        passed = f" {code(m.passed[:60])}, the code" if m.passed else " the code"
-        follow, then = (
-            ("they used to follow", "an input that both handle now meets them first")
-            if m.earlier
-            else ("they used to precede", "an input that both handle now meets that code first")
-        )
-        return FactRisk(
-            f"The lines starting {code(m.text[:60])}{where} now run {when}{passed} "
-            f"{follow}: {then}.",
-            tuple(n for n in (m.old_enclosing,) if n), breaks=True,
-        )  # fmt: skip
-    return None
+    if not (moved_settings := settings_of(facts, "moved")):
+        return None
+    s = moved_settings[0]
+    kind = s.kind.split(" (")[0]
+    # Which parsers include which is a call graph the diff does not show: say both
+    # outcomes, each true of the code it applies to.
+    return FactRisk(
+        f"The {kind} `{s.name}` is now defined in `{s.file}`, not `{s.old}`: code that "
+        "read it from the old place without the new one loses it, and code that already "
+        "defined it where it now arrives defines it twice.",
+        (s.name,), breaks=True,
+    )  # fmt: skip
+
+
+def _reordered_risk(facts: ChangeFacts) -> FactRisk | None:
+    reordered = [m for m in facts.moved_lines if m.reordered and not is_support_file(m.old_file)]
+    if not reordered:
+        return None
+    m = reordered[0]
+    where = f" in {code(m.old_enclosing)}" if m.old_enclosing else ""
+    when = "before" if m.earlier else "after"
+    # The code they now pass, named: what a reader checks for what it handled first.
+    passed = f" {code(m.passed[:60])}, the code" if m.passed else " the code"
+    follow, then = (
+        ("they used to follow", "an input that both handle now meets them first")
+        if m.earlier
+        else ("they used to precede", "an input that both handle now meets that code first")
+    )
+    return FactRisk(
+        f"The lines starting {code(m.text[:60])}{where} now run {when}{passed} "
+        f"{follow}: {then}.",
+        tuple(n for n in (m.old_enclosing,) if n), breaks=True,
+    )  # fmt: skip
 
 
 def _moved_modules_risk(facts: ChangeFacts) -> FactRisk | None:
