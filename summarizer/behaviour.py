@@ -20,10 +20,11 @@ from dataclasses import dataclass
 
 from bot.core.models import PullRequest
 from summarizer.caching import CacheChange, caches_changed
+from summarizer.checks import flipped_defaults
 from summarizer.conditions import ConditionChange, conditions_changed
 from summarizer.facts import ChangeFacts
 from summarizer.ordering import now_sorted
-from summarizer.wording import code, listed, settings_of
+from summarizer.wording import code, listed
 
 _PART_CHARS = 100  # a condition part longer than this is not quoted: it would be the sentence
 
@@ -42,11 +43,7 @@ def behaviour_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
 
 def default_risk(facts: ChangeFacts) -> BehaviourRisk | None:
     """An environment variable whose default the PR changes."""
-    flipped = [
-        s for s in settings_of(facts, "changed", ("environment variable default",))
-        if s.old and s.new
-    ]  # fmt: skip
-    if not flipped:
+    if not (flipped := flipped_defaults(facts)):
         return None
     s = flipped[0]
     old = s.old.strip("\"'")

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 
 from bot.core.models import PullRequest
-from summarizer.checks import is_support_file
+from summarizer.code_hunks import code_hunks
 from summarizer.facts import line_owner
-from summarizer.hunks import Hunk, Side, parse_hunks
+from summarizer.hunks import Hunk, Side
 
 _CACHE = re.compile(
     r"^\s*@(?:functools\.)?(?P<kind>cached_property|cache|lru_cache)\b(?:\((?P<args>.*)\))?\s*$"
@@ -39,12 +38,7 @@ class CacheChange:
 def caches_changed(pr: PullRequest) -> list[CacheChange]:
     """Each definition of the Python code that runs that gains or loses a cache decorator
     while it stays defined, in diff order."""
-    found: list[CacheChange] = []
-    for f in pr.files:
-        if is_support_file(f.filename) or PurePosixPath(f.filename).suffix != ".py":
-            continue
-        for hunk in parse_hunks(f.patch or ""):
-            found.extend(_hunk_caches(f.filename, hunk))
+    found = [c for path, hunk in code_hunks(pr) for c in _hunk_caches(path, hunk)]
     return list(dict.fromkeys(found))
 
 
@@ -70,12 +64,22 @@ _RETURNS_NAME = re.compile(r"^\s*return\s+[A-Za-z_][\w.]*\s*$")
 def _returns_a_name(side: Side, name: str) -> bool:
     """The def's body, as this side shows it, is `return NAME`: a value computed elsewhere
     (vLLM #34108's `on_gfx9` now returns `_ON_GFX9`, resolved once at import)."""
-    pattern = re.compile(rf"^\s*(?:async\s+)?def\s+{re.escape(name)}\s*\(")
-    for row, line in enumerate(side.lines):
-        if pattern.match(line):
-            body = [b for b in side.lines[row + 1 : row + 4] if b.strip()]
-            return bool(body) and bool(_RETURNS_NAME.match(body[0]))
-    return False
+    if (row := _def_row(side, name)) is None:
+        return False
+    body = [b for b in side.lines[row + 1 : row + 4] if b.strip()]
+    return bool(body) and bool(_RETURNS_NAME.match(body[0]))
+
+
+def _def_row(side: Side, name: str) -> int | None:
+    """The row of this side's `def name(`, if the side shows it."""
+    return next(
+        (
+            row
+            for row, line in enumerate(side.lines)
+            if (d := _DEF.match(line)) and d["name"] == name
+        ),
+        None,
+    )
 
 
 def _decorated(side: Side) -> dict[str, tuple[str, int]]:
@@ -97,8 +101,7 @@ def _kept(side: Side, row: int, other: Side, name: str) -> bool:
     added, removed or renamed whole is the facts' to say, not a cache change."""
     if row not in side.changed:
         return True
-    pattern = re.compile(rf"^\s*(?:async\s+)?def\s+{re.escape(name)}\s*\(")
-    return any(pattern.match(line) for line in other.lines)
+    return _def_row(other, name) is not None
 
 
 def _qualified(path: str, hunk: Hunk, row: int, name: str, new: bool = True) -> str:

@@ -13,9 +13,9 @@ import re
 from dataclasses import dataclass
 
 from bot.core.models import PullRequest
-from summarizer.checks import is_support_file
+from summarizer.code_hunks import DEF_LINE, code_hunks
 from summarizer.facts import line_owner, param_name
-from summarizer.hunks import Side, parse_hunks
+from summarizer.hunks import Side
 
 _QUOTED = re.compile(r"[rbf]?(['\"]).*\1")
 # A number, a quoted string, or one of Python's constants: a value no call computes.
@@ -63,28 +63,24 @@ def passed_values(pr: PullRequest, name: str) -> list[PassedValue]:
     return [v for v in added_arguments(pr) if v.name == name]
 
 
-_DEF = re.compile(r"\s*(?:async\s+)?def\s")
 _ARGUMENT = re.compile(r"\s+([A-Za-z_]\w*)=(?!=)(.+?),?\s*(?:#.*)?")
 
 
 def added_arguments(pr: PullRequest) -> list[PassedValue]:
     """Every keyword argument the PR's Python adds on a line of its own, tests left out."""
     found = []
-    for f in pr.files:
-        if not f.filename.endswith(".py") or is_support_file(f.filename):
-            continue
-        for hunk in parse_hunks(f.patch or ""):
-            for row in sorted(hunk.new.changed):
-                if m := _ARGUMENT.fullmatch(hunk.new.lines[row]):
-                    opened = _call_line(hunk.new, row)
-                    if opened is not None and _DEF.match(hunk.new.lines[opened]):
-                        continue  # a parameter with a default, in a signature
-                    owner = line_owner(f.filename, hunk, True, row)
-                    kept = opened not in hunk.new.changed
-                    callee = _callee(hunk.new.lines[opened]) if opened is not None else None
-                    found.append(
-                        PassedValue(m[1], m[2].strip(), f.filename, owner, kept, callee)
-                    )
+    for path, hunk in code_hunks(pr):
+        side = hunk.new
+        for row in sorted(side.changed):
+            if not (m := _ARGUMENT.fullmatch(side.lines[row])):
+                continue
+            opened = _call_line(side, row)
+            if opened is not None and DEF_LINE.match(side.lines[opened]):
+                continue  # a parameter with a default, in a signature
+            owner = line_owner(path, hunk, True, row)
+            callee = _callee(side.lines[opened]) if opened is not None else None
+            kept = opened not in side.changed
+            found.append(PassedValue(m[1], m[2].strip(), path, owner, kept, callee))
     return found
 
 

@@ -60,7 +60,7 @@ from summarizer.fact_claims import (
     mark_fact_names,
     spans,
 )
-from summarizer.facts import ChangeFacts
+from summarizer.facts import ChangeFacts, Setting
 from summarizer.filler import invented_benefit, invented_expansion, invented_setting, padding
 from summarizer.placement import (
     PlacedLine,
@@ -588,8 +588,9 @@ def behaviour_change(facts: ChangeFacts) -> str:
                 return f"the PR removes the {s.kind} `{s.name}`"
             if s.change == "moved":
                 return f"the PR moves the {s.kind} `{s.name}` out of {s.old}"
-            if s.kind == "environment variable default" and s.change == "changed":
-                return f"the PR changes the default of `{s.name}` from {s.old} to {s.new}"
+    if flipped := flipped_defaults(facts):
+        s = flipped[0]
+        return f"the PR changes the default of `{s.name}` from {s.old} to {s.new}"
     removed = [
         d for d in facts.of("removed")
         if not is_support_file(d.file) and d.name not in {m.old_name for m in facts.moves}
@@ -970,7 +971,7 @@ def decide_type(
     tiny one that defines nothing, or a clean-up that only deletes code (`facts` show it) is
     TRIVIAL unless the model's reason names code that the diff changes outside those files;
     a default flipped is SUBSTANTIAL; otherwise the model's type."""
-    if is_revert(pr) or (facts is not None and default_flipped(facts)):
+    if is_revert(pr) or (facts is not None and flipped_defaults(facts)):
         return ChangeType.SUBSTANTIAL
     if model_type == ChangeType.TRIVIAL:
         return model_type
@@ -979,14 +980,14 @@ def decide_type(
     return model_type if _reason_checks_out(model_reason or "", pr) else ChangeType.TRIVIAL
 
 
-def default_flipped(facts: ChangeFacts) -> bool:
-    """A variable of the code that runs now has another default: every user who never set it
-    gets the change on upgrade, however small the diff (vLLM #34924, one line)."""
-    return any(
-        s.kind == "environment variable default" and s.change == "changed" and s.old and s.new
+def flipped_defaults(facts: ChangeFacts) -> list[Setting]:
+    """Variables of the code that runs that now have another default: every user who never
+    set one gets the change on upgrade, however small the diff (vLLM #34924, one line)."""
+    return [
+        s for s in facts.settings
+        if s.kind == "environment variable default" and s.change == "changed" and s.old and s.new
         and not is_support_file(s.file)
-        for s in facts.settings
-    )  # fmt: skip
+    ]  # fmt: skip
 
 
 def looks_trivial(pr: PullRequest) -> bool:

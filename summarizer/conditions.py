@@ -17,9 +17,9 @@ from pathlib import PurePosixPath
 
 from bot.core.models import PullRequest
 from summarizer.brackets import split_top_level
-from summarizer.checks import is_support_file
+from summarizer.code_hunks import code_hunks
 from summarizer.facts import line_owner
-from summarizer.hunks import Hunk, Side, parse_hunks
+from summarizer.hunks import Hunk, Side
 from summarizer.line_edits import change_blocks
 
 _PY_BRANCH = re.compile(r"^(?P<indent>\s*)(?P<kw>if|elif|while)\s+(?P<cond>.+?):\s*(?:#.*)?$")
@@ -29,9 +29,9 @@ _C_BRANCH = re.compile(
 # A value returned as a condition: `return cls._AITER_ENABLED and on_gfx950()` (vLLM #35250).
 _PY_RETURN = re.compile(r"^(?P<indent>\s*)(?P<kw>return)\s+(?P<cond>.+?)\s*(?:#.*)?$")
 _C_RETURN = re.compile(r"^(?P<indent>\s*)(?P<kw>return)\s+(?P<cond>.+?);\s*$")
-_PY_SUFFIXES = {".py", ".pyi"}
+_PY_SUFFIXES = frozenset({".py", ".pyi"})
 _BLOCK_LINES = 6  # changed lines of a block, at most, around a condition edited in place
-_C_SUFFIXES = {".c", ".cc", ".cpp", ".cu", ".cuh", ".h", ".hpp"}
+_C_SUFFIXES = frozenset({".c", ".cc", ".cpp", ".cu", ".cuh", ".h", ".hpp"})
 # An operator between spaces: `or` in `color` or `x.or_` is no operator.
 _OPERATORS = {
     "or": re.compile(r"(?<=\s)(?:or|\|\|)(?=\s)"),
@@ -63,14 +63,10 @@ def conditions_changed(pr: PullRequest) -> list[ConditionChange]:
     """Each branch of the code that runs whose condition the PR edits in place by dropping
     or adding whole `or`/`and` parts, in diff order."""
     found: list[ConditionChange] = []
-    for f in pr.files:
-        suffix = PurePosixPath(f.filename).suffix
-        if is_support_file(f.filename) or suffix not in _PY_SUFFIXES | _C_SUFFIXES:
-            continue
-        python = suffix in _PY_SUFFIXES
-        for hunk in parse_hunks(f.patch or ""):
-            for line in (_PY_BRANCH, _PY_RETURN) if python else (_C_BRANCH, _C_RETURN):
-                found.extend(_hunk_changes(f.filename, hunk, line))
+    for path, hunk in code_hunks(pr, _PY_SUFFIXES | _C_SUFFIXES):
+        python = PurePosixPath(path).suffix in _PY_SUFFIXES
+        for line in (_PY_BRANCH, _PY_RETURN) if python else (_C_BRANCH, _C_RETURN):
+            found.extend(_hunk_changes(path, hunk, line))
     return found
 
 

@@ -11,17 +11,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 
 from bot.core.models import PullRequest
-from summarizer.checks import is_support_file
+from summarizer.code_hunks import DEF_LINE, code_hunks
 from summarizer.facts import line_owner
-from summarizer.hunks import parse_hunks
 
 _SORTED_INTO = re.compile(r"^\s*(?P<name>[\w.]+)\s*=\s*sorted\(\s*(?P=name)\s*(?P<rest>[,)].*)$")
 _SORT_CALL = re.compile(r"^\s*(?P<name>[\w.]+)\.sort\((?P<rest>.*)$")
 _KEY = re.compile(r"\bkey\s*=\s*(?:lambda\b[^,)]*|[\w.]+)")
-_DEF = re.compile(r"^\s*(?:async\s+)?def\s")
 
 
 @dataclass(frozen=True)
@@ -38,23 +35,20 @@ def now_sorted(pr: PullRequest) -> list[NowSorted]:
     """Each sequence the Python code that runs now sorts into itself, in a definition the
     hunk shows was there (its `def` line, when shown, unchanged)."""
     found: list[NowSorted] = []
-    for f in pr.files:
-        if is_support_file(f.filename) or PurePosixPath(f.filename).suffix != ".py":
-            continue
-        for hunk in parse_hunks(f.patch or ""):
-            side = hunk.new
-            if any(_DEF.match(side.lines[r]) for r in side.changed):
-                continue  # a definition added or re-signed here: its order was never given
-            for row in sorted(side.changed):
-                line = side.lines[row]
-                if m := _SORTED_INTO.match(line) or _SORT_CALL.match(line):
-                    key = _KEY.search(m["rest"])
-                    found.append(NowSorted(
-                        f.filename, m["name"], line_owner(f.filename, hunk, True, row),
-                        key.group(0).split("=", 1)[1].strip() if key else "",
-                        "reverse=True" in m["rest"].replace(" ", ""),
-                        _read_by(side.lines[row + 1 :], m["name"]),
-                    ))  # fmt: skip
+    for path, hunk in code_hunks(pr):
+        side = hunk.new
+        if any(DEF_LINE.match(side.lines[r]) for r in side.changed):
+            continue  # a definition added or re-signed here: its order was never given
+        for row in sorted(side.changed):
+            line = side.lines[row]
+            if m := _SORTED_INTO.match(line) or _SORT_CALL.match(line):
+                key = _KEY.search(m["rest"])
+                found.append(NowSorted(
+                    path, m["name"], line_owner(path, hunk, True, row),
+                    key.group(0).split("=", 1)[1].strip() if key else "",
+                    "reverse=True" in m["rest"].replace(" ", ""),
+                    _read_by(side.lines[row + 1 :], m["name"]),
+                ))  # fmt: skip
     return found
 
 

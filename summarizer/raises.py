@@ -11,19 +11,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 
 from bot.core.models import PullRequest
-from summarizer.checks import is_support_file
+from summarizer.code_hunks import code_hunks
 from summarizer.facts import enclosing_definition
-from summarizer.hunks import parse_hunks
 
 _RAISE = re.compile(
     r"^\s*(?:raise\s+(?P<py>[A-Za-z_][\w.]*)"
     r"|throw\s+(?:std::)?(?P<cpp>[A-Za-z_]\w*)"
     r"|(?P<check>TORCH_CHECK|STD_TORCH_CHECK|TORCH_CHECK_NOT_IMPLEMENTED)\s*\()"
 )
-_CODE_SUFFIXES = {".py", ".pyi", ".cpp", ".cc", ".cu", ".cuh", ".h", ".hpp"}
+_CODE_SUFFIXES = frozenset({".py", ".pyi", ".cpp", ".cc", ".cu", ".cuh", ".h", ".hpp"})
 
 
 @dataclass(frozen=True)
@@ -37,17 +35,14 @@ def raises_added(pr: PullRequest) -> list[RaiseAdded]:
     """Each error the PR newly raises in the code that runs, by definition, once."""
     found: list[RaiseAdded] = []
     removed_errors: set[str] = set()
-    for f in pr.files:
-        if is_support_file(f.filename) or PurePosixPath(f.filename).suffix not in _CODE_SUFFIXES:
-            continue
-        for hunk in parse_hunks(f.patch or ""):
-            removed_errors |= {
-                _error(m) for r in hunk.old.changed if (m := _RAISE.match(hunk.old.lines[r]))
-            }
-            for row in sorted(hunk.new.changed):
-                if m := _RAISE.match(hunk.new.lines[row]):
-                    where = enclosing_definition(f.filename, hunk, True, row)
-                    found.append(RaiseAdded(f.filename, _error(m), where))
+    for path, hunk in code_hunks(pr, _CODE_SUFFIXES):
+        removed_errors |= {
+            _error(m) for r in hunk.old.changed if (m := _RAISE.match(hunk.old.lines[r]))
+        }
+        for row in sorted(hunk.new.changed):
+            if m := _RAISE.match(hunk.new.lines[row]):
+                where = enclosing_definition(path, hunk, True, row)
+                found.append(RaiseAdded(path, _error(m), where))
     new = [r for r in found if r.error not in removed_errors]
     return list(dict.fromkeys(new))
 

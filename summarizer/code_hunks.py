@@ -1,0 +1,30 @@
+"""The hunks of the code that runs: the diff every reader of changed code lines starts from.
+
+Tests, docs and CI change no behaviour a caller meets, so the readers of raises, conditions,
+caches, orderings and call arguments each read only the other files, of the languages they
+understand.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import PurePosixPath
+
+from bot.core.models import PullRequest
+from summarizer.checks import is_support_file
+from summarizer.hunks import Hunk, parse_hunks
+
+PYTHON = frozenset({".py"})
+# A `def` line, async or not: where a definition starts or is re-signed.
+DEF_LINE = re.compile(r"\s*(?:async\s+)?def\s")
+
+
+def code_hunks(pr: PullRequest, suffixes: frozenset[str] = PYTHON) -> Iterator[tuple[str, Hunk]]:
+    """(path, hunk) for each hunk of the PR's files of code that runs whose name ends in one
+    of `suffixes`, in diff order."""
+    for f in pr.files:
+        if is_support_file(f.filename) or PurePosixPath(f.filename).suffix not in suffixes:
+            continue
+        for hunk in parse_hunks(f.patch or ""):
+            yield f.filename, hunk
