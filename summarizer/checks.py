@@ -1050,13 +1050,19 @@ def only_deletes(pr: PullRequest, facts: ChangeFacts) -> bool:
         return False
     added = sum(f.additions for f in source)
     removed = sum(f.deletions for f in source)
+    # A field its own PR calls unused is dead code too (vLLM #35060's `disable_by_batch_size`).
+    unused = bool(_UNUSED.search(pr.title))
+    settings = [s for s in facts.settings if not (unused and s.kind == "config field")]
     return (
         added <= 1
         and removed >= 3
-        and not facts.settings
+        and not settings
         and not facts.signatures
         and not facts.of("added")
     )
+
+
+_UNUSED = re.compile(r"\b(?:unused|dead|obsolete|no longer used|never used|redundant)\b", re.I)
 
 
 def _reason_checks_out(reason: str, pr: PullRequest) -> bool:

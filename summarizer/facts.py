@@ -310,6 +310,37 @@ def _grammar(name: str) -> _Grammar:
     return _grammars[name]
 
 
+_TRIPLE = re.compile(r'"""|\'\'\'')
+# What may stand before a triple quote that opens a string: `x = `, `f(`, `r`, `return `.
+_OPENS = re.compile(r"(?:^|[=(\[,:{]|\breturn|\b[rRbBuUfF]{1,2})\s*$")
+_CODE_START = re.compile(
+    r"\s*(?:(?:return|def|class|if|elif|else|for|while|with|try|raise|pass)\b|@\w|self\.\w+ =)"
+)
+
+
+def _docstring_tail_blanked(lines: list[str]) -> bytes:
+    """The Python fragment with the end of a docstring it starts inside made blank: a hunk
+    that starts at a docstring's last line (`will use the default version.` and its closing
+    triple quote) would otherwise parse as one string up to the next quote, and every
+    definition and field after it is lost (vLLM #35060's removed config field, #33443's new
+    methods). Rows keep their numbers."""
+    for row, line in enumerate(lines):
+        quotes = _TRIPLE.findall(line)
+        if not quotes:
+            continue
+        at = line.find(quotes[0])
+        before, after = line[:at], line[at + 3 :]
+        if len(quotes) % 2 == 0 or (before.strip() and _OPENS.search(before)):
+            break  # a whole string on one line, or one that opens here
+        if not before.strip():
+            nxt = next((rest for rest in lines[row + 1 :] if rest.strip()), "")
+            if after.strip() or not _CODE_START.match(nxt):
+                break  # `"""Summary …` opens a docstring, and so does a bare quote before prose
+        blank = [""] * (row + 1) + lines[row + 1 :]  # prose, then the quote that closes it
+        return "\n".join(blank).encode("utf-8", "replace") + b"\n"
+    return "\n".join(lines).encode("utf-8", "replace") + b"\n"
+
+
 def _parse(grammar: _Grammar, source: bytes) -> dict[str, list[Node]]:
     parsers = _local.__dict__.setdefault("parsers", {})
     if grammar.name not in parsers:
@@ -540,7 +571,8 @@ def _read_side(
     grammar: _Grammar, side: Side, header: str, read: _FileRead, new: bool
 ) -> list[_Found]:
     scope = _scope(header, grammar.name, side.lines)
-    captures = _parse(grammar, side.source)
+    source = _docstring_tail_blanked(side.lines) if grammar.name == "python" else side.source
+    captures = _parse(grammar, source)
     found = _found(grammar, captures, scope)
     seen = read.new if new else read.old
     for f in found:
@@ -1047,6 +1079,8 @@ def _moved_lines(reads: list[tuple[str, Hunk]]) -> list[MovedLines]:
             if (within := _moved_within(path, hunk, blocks, run, texts)) is not None:
                 out.append(within)
                 continue
+            if _rewritten_in_place(blocks, run, texts):
+                continue
             votes = Counter(j for t in texts for j in adders.get(t, ())[:_COMMON] if j != i)
             for j, _ in votes.most_common(3):
                 if sum(t in added[j] for t in texts) >= _MOVED_SHARE * len(texts):
@@ -1055,6 +1089,16 @@ def _moved_lines(reads: list[tuple[str, Hunk]]) -> list[MovedLines]:
     return out
 
 
+def _rewritten_in_place(blocks: _HunkBlocks, run: list[int], texts: list[str]) -> bool:
+    """Lines replaced where they stood by as much new code: the old code rewritten, and the
+    copy of it elsewhere kept beside the new (a benchmark's `old_default_config` to compare
+    against, vLLM #34846), not the code moved there. A block extracted into a helper leaves
+    a line or two behind in its hunk: its call."""
+    new = set().union(*blocks.added.values()) - set(texts)
+    return len(new) >= max(_REWRITE_AT_LEAST, len(texts))
+
+
+_REWRITE_AT_LEAST = 3
 _DEFINES = re.compile(r"(?:async\s+)?(?:def|class)\s")  # a run holding one moves a definition
 _NOT_CODE = ("#", "//", "/*", "*", '"""', "'''")
 
@@ -1163,7 +1207,8 @@ def _owner(lines: list[str], row: int, header: str) -> str | None:
     indent = len(lines[row]) - len(lines[row].lstrip())
     for line in reversed(lines[:row]):
         depth = len(line) - len(line.lstrip())
-        if not line.strip() or depth >= indent:
+        # A signature's closing `) -> T:` stands at its `def`'s depth but is part of it.
+        if not line.strip() or depth >= indent or line.lstrip()[:1] in ")]}":
             continue
         if m := _PY_HEADER.match(line.lstrip()):
             if m.group(1) == "def" and names:

@@ -33,7 +33,7 @@ from summarizer.checks import (
     split_sentences,
     tidy,
 )
-from summarizer.claims import CODE_SPAN, grounded_names, pr_corpus
+from summarizer.claims import CODE_SPAN, diff_lines, grounded_names, pr_corpus
 from summarizer.facts import (
     ChangeFacts,
     Definition,
@@ -53,6 +53,8 @@ from summarizer.wording import (
     moved_setting,
     named_definitions,
     phrase,
+    running_signatures,
+    scope_sentence,
     setting_named,
     settings_of,
     tests_sentence,
@@ -76,9 +78,10 @@ def finish(
     sections = names_marked(sections, facts, pr)
     what = sections.what_changed
     edits = edits_to_say(facts, pr, what)
-    # A definition whose edits are said (now, or already in the text) is not "changed" again.
-    sentence = change_sentence(facts, told={e.enclosing for e in _small_edits(facts, pr)})
     named = grounded_names(pr, SummarySections(what, "", "", ""), corpus)
+    # Named already by the model, or by a sentence of its edits: not "changed" again.
+    told = {e.enclosing for e in _small_edits(facts, pr)} | set(named)
+    sentence = change_sentence(facts, told=told)
     if edits:
         # The line a fix turns on, quoted: what a small model most often tells backwards.
         what = f"{edit_sentence(edits)} {what}"
@@ -105,9 +108,10 @@ def finish(
 
 def _insight(pr: PullRequest, interface: str, said: str) -> str:
     """key_insights written by code, where the model's were all padding: which tests change
-    with the PR, or else what callers see, whichever the other sections do not say already."""
-    candidates = [tests_sentence(pr), interface]
-    return next((c for c in candidates if c and c not in said), candidates[0])
+    with the PR, or else what callers see, or else how much code changes where: the first
+    that the other sections do not say already (a sentence said twice reads as a fault)."""
+    candidates = [tests_sentence(pr), interface, scope_sentence(pr)]
+    return next((c for c in candidates if c and c not in said), candidates[-1])
 
 
 def fillable(facts: ChangeFacts | None, pr: PullRequest) -> frozenset[str]:
@@ -218,6 +222,7 @@ def change_sentence(facts: ChangeFacts, told: set[str | None] | None = None) -> 
     """ "The diff removes `a` and `b`; adds `c`; changes the signature of `d`." from the facts,
     or "" when they hold no definition, signature, move or setting. Definitions in `told` are
     not named as changed: a sentence of their edits says more."""
+    facts = _code_that_runs_first(facts)
     moved = moved_names(facts)
     phrases = [
         _moves_phrase(facts, across_files=False),
@@ -237,8 +242,19 @@ def change_sentence(facts: ChangeFacts, told: set[str | None] | None = None) -> 
             code(d.name) for d in facts.of("reworded")
         ]),  # fmt: skip
     ]
-    kept = [p for p in phrases if p][:3]
-    return f"The diff {'; '.join(kept)}." if kept else ""
+    # A class is named only when nothing else is: the hunk showed it, not the method changed.
+    kept = [p for p in phrases if p][:3] or [phrase("changes", _changed_classes(facts, told))]
+    return f"The diff {'; '.join(kept)}." if kept[0] else ""
+
+
+def _code_that_runs_first(facts: ChangeFacts) -> ChangeFacts:
+    """The facts' definitions and signatures of the code that runs, when it has any: a test's
+    helpers named as what the diff adds hide the change they test (vLLM #34874)."""
+    defs = [d for d in facts.definitions if not is_support_file(d.file)]
+    signatures = running_signatures(facts)
+    if not defs and not signatures:
+        return facts
+    return replace(facts, definitions=tuple(defs), signatures=tuple(signatures))
 
 
 # Lines edited in place are the mechanism only of a small change: in a larger one they are
@@ -347,6 +363,14 @@ def _place(path: str, enclosing: str | None) -> str:
     return f"{code(enclosing)} (`{path}`)" if enclosing else f"`{path}`"
 
 
+def _changed_classes(facts: ChangeFacts, told: set[str | None] | None) -> list[str]:
+    said = {n for n in told or set() if n}
+    return [
+        code(d.name) for d in facts.of("changed")
+        if d.kind == "class" and not any(n == d.name or n.startswith(f"{d.name}.") for n in said)
+    ]  # fmt: skip
+
+
 def _plain_change(d: Definition, facts: ChangeFacts) -> bool:
     """A changed body worth naming: not a class (its methods say more), not one whose new
     signature the sentence names already."""
@@ -393,7 +417,14 @@ _HEDGE = re.compile(
     r"|\bas long as\b|\b(?:does|do|will) not introduce\b|\bensure that\b"
     r"|\bnot (?:be )?(?:used|implemented|handled|configured|tested) (?:correctly|properly)\b"
     r"|\bin (?:all|some|certain) (?:cases|scenarios)\b"
-    r"|\bunexpected (?:behaviou?r|results|issues|errors)\b",
+    r"|\bunexpected (?:behaviou?r|results|issues|errors)\b"
+    # A risk named but not said (vLLM #34990: "introduces a potential risk to the code
+    # interpreter MCP implementation"), unless a condition follows ("a new risk if …").
+    r"|\b(?:introduces?|poses?|creates?|carries|adds?) an? (?:\w+ )?risk\b(?! (?:if|when|that)\b)"
+    # A verdict on a name, not a risk of it (#32621: "`block_n` is a critical parameter").
+    r"|\bis an? (?:critical|crucial|key|important|essential|vital) (?:parameter|component|part"
+    r"|piece|setting|value|function)\b"
+    r"|\brequire additional (?:setup|maintenance|work|effort)\b|\bmay not be sufficient\b",
     re.IGNORECASE,
 )
 
@@ -473,7 +504,8 @@ def _breaking_risk(facts: ChangeFacts) -> FactRisk | None:
 
 
 def _definitions_gone_risk(facts: ChangeFacts) -> FactRisk | None:
-    if renamed := [m for m in facts.moves if m.renamed]:
+    # A test's helpers have no callers outside the tests this PR already edits.
+    if renamed := [m for m in facts.moves if m.renamed and not is_support_file(m.old_file)]:
         m = renamed[0]
         return FactRisk(
             f"Code outside this diff that still uses {code(m.old_name)} breaks: the PR renames "
@@ -485,6 +517,7 @@ def _definitions_gone_risk(facts: ChangeFacts) -> FactRisk | None:
     removed = list(dict.fromkeys(
         d.name for d in facts.of("removed")
         if d.name not in moved and not (d.kind == "function" and "." in d.name)
+        and not is_support_file(d.file)
     ))  # fmt: skip
     if not removed:
         return None
@@ -497,7 +530,7 @@ def _definitions_gone_risk(facts: ChangeFacts) -> FactRisk | None:
 
 
 def _parameter_or_setting_gone_risk(facts: ChangeFacts) -> FactRisk | None:
-    if params := [(s, p) for s in facts.signatures for p in s.dropped_params]:
+    if params := [(s, p) for s in running_signatures(facts) for p in s.dropped_params]:
         s, p = params[0][0], param_name(params[0][1])
         return FactRisk(
             f"A caller that still passes `{p}` to `{s.name}` breaks: the parameter is gone.",
@@ -642,7 +675,10 @@ def _raise_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     """A caller of code that existed before now meets an error where it did not: the first
     such raise (summarizer/raises.py). One in a definition the PR adds breaks no caller."""
     added = {d.name for d in facts.of("added")}
-    raises = [r for r in raises_added(pr) if r.enclosing not in added]
+    raises = [
+        r for r in raises_added(pr)
+        if r.enclosing not in added and r.owner not in added and not r.in_new_definition
+    ]  # fmt: skip
     if not raises:
         return None
     r = raises[0]
@@ -665,7 +701,7 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
         )  # fmt: skip
     # Parameters added with defaults ask nothing of a caller, and a kernel's constexprs are
     # its launcher's (`required_params`).
-    if demanding := [s for s in facts.signatures if _asks_callers(s, kwargs_took=False)]:
+    if demanding := [s for s in running_signatures(facts) if _asks_callers(s, kwargs_took=False)]:
         s = demanding[0]
         new = f" `{s.new}`"
         if len(s.new) > 100 and (s.new_params or s.dropped_params):
@@ -679,9 +715,11 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
             (s.name,), exact=True,
         )  # fmt: skip
     # An edit whose old or new core is empty (an argument appended) has no value to compare.
+    named = _named_constants(pr)
     valued = [
         e for e in facts.edits
         if e.old and all(core(e)) and not any(map(_cut, core(e))) and not is_support_file(e.file)
+        and core(e) not in named
     ]  # fmt: skip
     if edits := valued[:1]:
         return _same_result_risk(edits[0], facts, pr) or _edit_risk(edits[0], pr)
@@ -779,15 +817,31 @@ def _definitions_risk(changed: list[Definition], pr: PullRequest) -> FactRisk:
     path = changed[0].file
     names = [d.name for d in changed if d.file == path]
     # A class is not said beside its own method: the method says where.
-    beside = [n for n in names if not any(o.startswith(f"{n}.") for o in names)][:3]
-    verb = "changes" if len(beside) == 1 else "change"
+    beside = [d for d in changed if d.file == path and d.name in names
+              and not any(o.startswith(f"{d.name}.") for o in names)][:3]  # fmt: skip
+    # A definition the PR adds is new, not changed: callers before it had none.
+    parts = [
+        f"{listed([code(d.name) for d in group])} {verb}"
+        for group, verb in (
+            ([d for d in beside if d.change == "added"], ("is new", "are new")),
+            ([d for d in beside if d.change != "added"], ("changes", "change")),
+        )
+        if group for verb in [verb[len(group) > 1]]
+    ]  # fmt: skip
     return FactRisk(
-        f"{listed([code(n) for n in beside])} (`{path}`) {verb}. {tests_sentence(pr)}",
-        tuple(beside),
+        f"In `{path}`, {' and '.join(parts)}. {tests_sentence(pr)}",
+        tuple(d.name for d in beside),
     )
 
 
-_ASSIGNED = re.compile(r"([\w.]+)\s*[=:]\s*(.+)")
+_ASSIGNED = re.compile(r"([\w.]+|\"[\w.]+\"|'[\w.]+')\s*[=:]\s*(.+)")
+# A C/C++ type alias, and the scalar types one names: a type has a range and a size, not a
+# value, so "whatever depended on the value of `uint32_t`" would say nothing (vLLM #35275).
+_ALIAS = re.compile(r"\s*(?:using\s+(\w+)\s*=\s*(.+?)|typedef\s+(.+?)\s+(\w+))\s*;?\s*")
+_SCALAR_TYPE = re.compile(
+    r"(?:unsigned\s+|signed\s+)?(?:u?int(?:8|16|32|64)_t|u?intptr_t|s?size_t|ptrdiff_t|int|long"
+    r"(?:\s+long)?|short|char|float|double|half|bool|at::Half|at::BFloat16|__half|__nv_bfloat16)"
+)
 # A PR meant to change nothing but its speed or its shape: what it replaces must give the
 # same result wherever it stood.
 _SAME_RESULT = re.compile(
@@ -821,8 +875,41 @@ def _same_result_risk(edit: LineEdit, facts: ChangeFacts, pr: PullRequest) -> Fa
 
 
 
+def _retyped_risk(edit: LineEdit, old: str, new: str) -> FactRisk | None:
+    """A scalar type swapped for another: what is declared with it changes range and size."""
+    if not (_SCALAR_TYPE.fullmatch(old) and _SCALAR_TYPE.fullmatch(new)):
+        return None
+    a, b = _ALIAS.fullmatch(edit.old), _ALIAS.fullmatch(edit.new)
+    alias = a and b and (a.group(1) or a.group(4))
+    if alias and alias == (b.group(1) or b.group(4)):
+        return FactRisk(
+            f"`{alias}` now stands for `{new}`, not `{old}`: every value declared as "
+            f"`{alias}` now has the range and size of `{new}`, in each file that uses it.",
+            (alias, new), exact=True,
+        )  # fmt: skip
+    where = f"`{edit.enclosing}`" if edit.enclosing else f"`{edit.file}`"
+    return FactRisk(
+        f"{where} now declares `{new}` where it declared `{old}`: what it holds there now has "
+        f"the range and size of `{new}`.",
+        (new,), exact=True,
+    )  # fmt: skip
+
+
+_CONSTANT_NAMED = re.compile(r"\s*([A-Za-z_]\w*)\s*(?::[^=]+)?=\s*(.+?)\s*;?\s*")
+
+
+def _named_constants(pr: PullRequest) -> set[tuple[str, str]]:
+    """(value, name) of each name the PR gives a value to (`num_stages_rocm = 2`): a `2`
+    replaced by `num_stages_rocm` is the same value named, and "whatever depended on the
+    value of `2` now gets `num_stages_rocm`" would say nothing (vLLM #34846)."""
+    named = (_CONSTANT_NAMED.fullmatch(line) for line in diff_lines(pr).added)
+    return {(m.group(2), m.group(1)) for m in named if m}
+
+
 def _edit_risk(edit: LineEdit, pr: PullRequest) -> FactRisk:
     old, new = core(edit)
+    if retyped := _retyped_risk(edit, old, new):
+        return retyped
     a, b = _ASSIGNED.fullmatch(old), _ASSIGNED.fullmatch(new)
     if a and b and a.group(1) == b.group(1):  # a value given a new value
         return FactRisk(

@@ -10,11 +10,11 @@ also removes somewhere (a check moved, or reworded) is not new, and is left out.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bot.core.models import PullRequest
-from summarizer.code_hunks import code_hunks
-from summarizer.facts import enclosing_definition
+from summarizer.code_hunks import DEF_LINE, code_hunks
+from summarizer.facts import enclosing_definition, line_owner
 
 _RAISE = re.compile(
     r"^\s*(?:raise\s+(?P<py>[A-Za-z_][\w.]*)"
@@ -29,6 +29,10 @@ class RaiseAdded:
     file: str
     error: str  # `ValueError`, `std::runtime_error`'s `runtime_error`, or `TORCH_CHECK`
     enclosing: str | None  # the definition it is raised in, when known
+    # The innermost one (`AttentionImpl.do_rope_and_kv_cache_update`, not `AttentionImpl`):
+    # a raise in a method the PR adds meets no caller that reached it before (vLLM #33443).
+    owner: str | None = field(default=None, compare=False)
+    in_new_definition: bool = field(default=False, compare=False)  # its `def` line is added
 
 
 def raises_added(pr: PullRequest) -> list[RaiseAdded]:
@@ -42,9 +46,22 @@ def raises_added(pr: PullRequest) -> list[RaiseAdded]:
         for row in sorted(hunk.new.changed):
             if m := _RAISE.match(hunk.new.lines[row]):
                 where = enclosing_definition(path, hunk, True, row)
-                found.append(RaiseAdded(path, _error(m), where))
+                owner = line_owner(path, hunk, True, row)
+                new_def = _def_row(hunk.new.lines, row) in hunk.new.changed
+                found.append(RaiseAdded(path, _error(m), where, owner, new_def))
     new = [r for r in found if r.error not in removed_errors]
     return list(dict.fromkeys(new))
+
+
+def _def_row(lines: list[str], row: int) -> int | None:
+    """The row of the Python `def` that line `row` is in, when the hunk shows it."""
+    indent = len(lines[row]) - len(lines[row].lstrip())
+    for at in range(row - 1, -1, -1):
+        line = lines[at]
+        depth = len(line) - len(line.lstrip())
+        if line.strip() and depth < indent and not line.lstrip().startswith((")", "]", "}")):
+            return at if DEF_LINE.match(line) else None
+    return None
 
 
 def _error(m: re.Match[str]) -> str:

@@ -4,8 +4,8 @@ them, the settings of the code that runs, and which tests change with a PR."""
 from __future__ import annotations
 
 from bot.core.models import PullRequest
-from summarizer.checks import is_support_file, is_test_file
-from summarizer.facts import ChangeFacts, Definition, Setting
+from summarizer.checks import is_support_file, is_test_file, runs_code
+from summarizer.facts import ChangeFacts, Definition, Setting, SignatureChange
 
 LIST_CAP = 3  # names in one list of a sentence: more reads as a dump
 
@@ -46,6 +46,12 @@ def named_definitions(defs: list[Definition], moved: set[str]) -> list[str]:
     ]
 
 
+def running_signatures(facts: ChangeFacts) -> list[SignatureChange]:
+    """The signatures of the code that runs: a test function's parameters are its fixtures,
+    and nothing outside the tests this PR edits calls it."""
+    return [s for s in facts.signatures if not is_support_file(s.file)]
+
+
 def settings_of(facts: ChangeFacts, change: str, kinds: tuple[str, ...] = ()) -> list[Setting]:
     """The settings of the code that runs (a test that stops reading a variable changes no
     user's setting), of `kinds` when given."""
@@ -77,3 +83,19 @@ def tests_sentence(pr: PullRequest) -> str:
     if not tests:
         return "No test changes with it in this PR."
     return f"The PR's only test changes are in {listed([code(t) for t in tests])}."
+
+
+def scope_sentence(pr: PullRequest) -> str:
+    """How much of the code that runs the PR changes, and where, counted from the diff: the
+    size a reviewer weighs a change by, and a sentence no other section says."""
+    running = [f for f in pr.files if runs_code(f)]
+    if not running:
+        return "Outside tests, docs, CI and comments, nothing changes."
+    added, removed = sum(f.additions for f in running), sum(f.deletions for f in running)
+    counts = [f"{verb} {n} {'line' if n == 1 else 'lines'}"
+              for verb, n in (("adds", added), ("removes", removed)) if n]  # fmt: skip
+    if len(counts) == 2:
+        counts[1] = f"removes {removed}"  # "adds 4 lines and removes 1"
+    size = " and ".join(counts) or "changes no lines"
+    files = listed([code(f.filename) for f in running])
+    return f"Outside tests, docs and CI, the PR {size}, in {files}."

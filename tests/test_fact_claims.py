@@ -170,7 +170,7 @@ def test_beside_the_facts_risk_the_models_hedges_go_even_when_they_name_code():
     )
     risks = finish(answer(risks=hedged), SUBCLASS, extract_facts(SUBCLASS)).potential_risks
     assert risks == (
-        "`Qwen3_5GatedDeltaNet` (`vllm/model_executor/models/qwen3_5.py`) changes. "
+        "In `vllm/model_executor/models/qwen3_5.py`, `Qwen3_5GatedDeltaNet` changes. "
         "No test changes with it in this PR."
     )
 
@@ -186,7 +186,7 @@ def test_the_facts_risk_names_the_tests_the_pr_changes_with_the_code():
                    patch="@@ -1,1 +1,2 @@ import torch\n+def test_chunk():\n+    assert True\n"))  # fmt: skip
     risks = finish(answer(risks="Tables may render wider."), tested, extract_facts(tested))
     assert risks.potential_risks == (
-        "`Qwen3_5GatedDeltaNet` (`vllm/model_executor/models/qwen3_5.py`) changes. "
+        "In `vllm/model_executor/models/qwen3_5.py`, `Qwen3_5GatedDeltaNet` changes. "
         "The PR's only test changes are in `tests/models/test_qwen3_5.py`."
     )
 
@@ -217,7 +217,7 @@ def test_a_hosted_models_contradicted_sentences_never_reach_the_report(env, gith
         "In `Qwen3_5GatedDeltaNet`, `self.chunk_gated_delta_rule = ChunkGatedDeltaRule()` is added."
     )
     assert summary["potential_risks"] == (
-        "`Qwen3_5GatedDeltaNet` (`vllm/model_executor/models/qwen3_5.py`) changes. "
+        "In `vllm/model_executor/models/qwen3_5.py`, `Qwen3_5GatedDeltaNet` changes. "
         "No test changes with it in this PR."
     )
 

@@ -155,7 +155,7 @@ def test_a_function_nested_in_a_function_has_no_outside_callers_to_warn_about():
     assert [d.name for d in facts.of("removed")] == ["table.sort_key"]
     # The risk names the code that runs, not the developers' tool.
     assert risk_sentence(facts, NESTED) == (
-        "`run` (`vllm/x.py`) changes. No test changes with it in this PR."
+        "In `vllm/x.py`, `run` changes. No test changes with it in this PR."
     )
 
 
@@ -311,8 +311,8 @@ def test_the_changed_code_risk_names_each_changed_definition_of_its_file_but_no_
         "+        kv_cache_dummy_dep = self.empty(0)\n"
         "         return q\n")))  # fmt: skip
     assert risk_sentence(extract_facts(patterns), patterns) == (
-        "`AttentionFp8StaticQuantPattern.pattern` and `AttentionNvfp4QuantPattern.pattern` "
-        "(`vllm/fusion.py`) change. No test changes with it in this PR."
+        "In `vllm/fusion.py`, `AttentionFp8StaticQuantPattern.pattern` and "
+        "`AttentionNvfp4QuantPattern.pattern` change. No test changes with it in this PR."
     )
 
 

@@ -96,7 +96,10 @@ def test_what_a_regeneration_does_not_fix_is_cut_sentence_by_sentence(env, githu
     assert "improves performance" not in sections["technical_impact"]
     assert "builds `ColumnParallelLinear` with the default dtype" in sections["technical_impact"]
     assert "now use `dtype=config.dtype`" not in sections["what_changed"]
-    assert sections["what_changed"] == "It touches five layers."
+    # What is left names nothing: the classes the diff changes lead it.
+    assert sections["what_changed"] == (
+        "The diff changes `Layer1`, `Layer2`, `Layer3` and 2 more. It touches five layers."
+    )
     # A section the check would empty is kept whole: never an empty section.
     assert sections["potential_risks"]
 

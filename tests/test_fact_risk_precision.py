@@ -1,0 +1,153 @@
+"""The code-written sentences say nothing a reader checking the diff would find false or
+empty: found on dev-day PRs that had never been read before (judge pass 20)."""
+
+from __future__ import annotations
+
+from bot.core.models import ChangedFile, PullRequest, SummarySections
+from summarizer.facts import extract_facts
+from summarizer.finishing import finish, risk_sentence
+from tests.conftest import REPO
+
+
+def pr_of(*files: ChangedFile, title: str = "A change") -> PullRequest:
+    return PullRequest(REPO, 1, title, "u", "a", "merged", files=files)
+
+
+def test_a_test_functions_parameters_are_no_callers_risk():
+    # vLLM #35284: a parametrized test lost `max_pixels`; nothing outside the tests calls it.
+    pr = pr_of(
+        ChangedFile(
+            "tests/models/test_qwen2_vl.py", additions=1, deletions=1,
+            patch="@@ -5,3 +5,3 @@\n-def test_size(model_id, max_pixels):\n"
+            "+def test_size(model_id):\n     assert model_id\n",
+        ),
+        ChangedFile(
+            "vllm/x.py", additions=1, deletions=1,
+            patch="@@ -1,2 +1,2 @@\n def run(a):\n-    return a\n+    return a + 1\n",
+        ),
+    )  # fmt: skip
+    assert "max_pixels" not in risk_sentence(extract_facts(pr), pr)
+
+
+def test_a_type_alias_retyped_says_what_its_values_now_hold():
+    # vLLM #35275: a type has a range and a size, not a value.
+    pr = pr_of(
+        ChangedFile(
+            "csrc/mamba/selective_scan.h", additions=1, deletions=1,
+            patch="@@ -10,3 +10,3 @@ struct SSMParamsBase {\n"
+            "-    using index_t = uint32_t;\n+    using index_t = size_t;\n     int batch;\n",
+        ),
+    )  # fmt: skip
+    assert risk_sentence(extract_facts(pr), pr) == (
+        "`index_t` now stands for `size_t`, not `uint32_t`: every value declared as `index_t` "
+        "now has the range and size of `size_t`, in each file that uses it."
+    )
+
+
+def test_a_value_given_a_name_is_not_a_value_changed():
+    # vLLM #34846: `2` became `num_stages_rocm`, which the PR sets to 2.
+    pr = pr_of(
+        ChangedFile(
+            "vllm/moe.py", additions=3, deletions=1,
+            patch="@@ -1,4 +1,6 @@ def get_default_config(M):\n"
+            "+    num_stages_rocm = 2\n"
+            "     config = {\n"
+            '-        "num_stages": 3 if not is_rocm() else 2,\n'
+            '+        "num_stages": 3 if not is_rocm() else num_stages_rocm,\n'
+            "     }\n",
+        ),
+    )  # fmt: skip
+    assert "num_stages_rocm` where it used `2`" not in risk_sentence(extract_facts(pr), pr)
+
+
+def test_a_raise_in_a_method_the_pr_adds_breaks_no_caller():
+    # vLLM #33443: a new default method raises NotImplementedError; its signature spans lines.
+    pr = pr_of(
+        ChangedFile(
+            "vllm/attention/backend.py", additions=9, deletions=0,
+            patch="@@ -720,6 +720,15 @@ class AttentionImpl(AttentionImplBase[T], Generic[T]):\n"
+            '         """\n         return False\n \n'
+            "+    def do_rope_and_kv_cache_update(\n+        self,\n+        layer,\n"
+            '+    ):\n+        """\n+        Called by the fused op.\n+        """\n'
+            "+        raise NotImplementedError\n+\n",
+        ),
+    )  # fmt: skip
+    facts = extract_facts(pr)
+    assert "AttentionImpl.do_rope_and_kv_cache_update" in [d.name for d in facts.of("added")]
+    assert "raises" not in (risk_sentence(facts, pr) or "")
+
+
+def test_a_hunk_that_starts_at_a_docstrings_end_still_shows_its_fields():
+    # vLLM #35060: the hunk opens on the closing line of the previous field's docstring.
+    pr = pr_of(
+        ChangedFile(
+            "vllm/config/speculative.py", additions=0, deletions=3,
+            patch="@@ -101,9 +101,6 @@ class SpeculativeConfig:\n"
+            '     will use the default version."""\n \n'
+            "-    disable_by_batch_size: int | None = Field(default=None, ge=2)\n"
+            '-    """Disable speculative decoding for large batches."""\n'
+            "     disable_padded_drafter_batch: bool = False\n",
+        ),
+    )  # fmt: skip
+    facts = extract_facts(pr)
+    assert [(s.kind, s.name, s.change) for s in facts.settings] == [
+        ("config field", "SpeculativeConfig.disable_by_batch_size", "removed")
+    ]
+
+
+def test_old_code_rewritten_in_place_and_copied_to_a_benchmark_is_not_moved():
+    # vLLM #34846: the benchmark keeps the old defaults to compare the new ones against.
+    old = [
+        "    elif M <= E:", "        config = {", '            "BLOCK_SIZE_M": 16,',
+        '            "BLOCK_SIZE_N": 32,', '            "BLOCK_SIZE_K": 64,', "        }",
+    ]  # fmt: skip
+    new = [
+        "    else:", "        block_m = 16 if M <= 32 else 64",
+        "        block_n = 64 if M <= 64 else 128", "        block_k = 128 if M <= 64 else 64",
+        "        num_warps = 4 if M <= 128 else 8", "        num_stages = 3",
+        "        config = {", '            "BLOCK_SIZE_M": block_m,', "        }",
+    ]  # fmt: skip
+    pr = pr_of(
+        ChangedFile(
+            "vllm/fused_moe.py", additions=len(new), deletions=len(old),
+            patch="@@ -10,7 +10,9 @@ def get_default_config(M, E):\n     if M > 4096:\n"
+            + "".join(f"-{line}\n" for line in old) + "".join(f"+{line}\n" for line in new),
+        ),
+        ChangedFile(
+            "benchmarks/benchmark_moe_defaults.py", status="added", additions=len(old) + 1,
+            patch="@@ -0,0 +1,7 @@\n+def old_default_config(M, E):\n"
+            + "".join(f"+{line}\n" for line in old),
+        ),
+    )  # fmt: skip
+    assert extract_facts(pr).moved_lines == ()
+
+
+def test_new_definitions_are_new_in_the_plain_risk_not_changed():
+    pr = pr_of(
+        ChangedFile(
+            "vllm/metrics/perf.py", additions=4, deletions=0,
+            patch="@@ -1,2 +1,6 @@\n import x\n+def make_per_engine(n):\n+    return [n]\n"
+            "+def observe(stats):\n+    return stats\n",
+        ),
+    )  # fmt: skip
+    assert risk_sentence(extract_facts(pr), pr) == (
+        "In `vllm/metrics/perf.py`, `make_per_engine` and `observe` are new. "
+        "No test changes with it in this PR."
+    )
+
+
+def test_key_insights_written_by_code_never_repeat_the_risk():
+    # Both the risk and the insight said "No test changes with it in this PR." (21 of 122).
+    pr = pr_of(
+        ChangedFile(
+            "vllm/x.py", additions=1, deletions=1,
+            patch="@@ -1,2 +1,2 @@\n def run(a):\n-    return a\n+    return a + 1\n",
+        ),
+    )  # fmt: skip
+    facts = extract_facts(pr)
+    answer = SummarySections("`run` now adds one.", "", "", "")  # the rest was padding
+    done = finish(answer, pr, facts)
+    assert done.key_insights not in done.potential_risks
+    assert done.key_insights == (
+        "Outside tests, docs and CI, the PR adds 1 line and removes 1, in `vllm/x.py`."
+    )
