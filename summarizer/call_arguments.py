@@ -71,8 +71,11 @@ def added_arguments(pr: PullRequest) -> list[PassedValue]:
     found = []
     for path, hunk in code_hunks(pr):
         side = hunk.new
+        # A keyword the hunk also removes was passed before: its value is what changed
+        # (vLLM #35284's `min_pixels=size["min_pixels"]` to `size[min_pixels_key]`).
+        had = {m[1] for r in hunk.old.changed if (m := _ARGUMENT.fullmatch(hunk.old.lines[r]))}
         for row in sorted(side.changed):
-            if not (m := _ARGUMENT.fullmatch(side.lines[row])):
+            if not (m := _ARGUMENT.fullmatch(side.lines[row])) or m[1] in had:
                 continue
             opened = _call_line(side, row)
             if opened is not None and DEF_LINE.match(side.lines[opened]):

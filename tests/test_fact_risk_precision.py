@@ -151,3 +151,19 @@ def test_key_insights_written_by_code_never_repeat_the_risk():
     assert done.key_insights == (
         "Outside tests, docs and CI, the PR adds 1 line and removes 1, in `vllm/x.py`."
     )
+
+
+def test_an_argument_whose_value_changes_was_passed_before():
+    # vLLM #35284: `min_pixels=` was there; only the key it reads changed.
+    pr = pr_of(
+        ChangedFile(
+            "vllm/models/ernie.py", additions=2, deletions=1,
+            patch="@@ -10,5 +10,6 @@ class ErnieInfo:\n"
+            '+        min_pixels_key = "min_pixels"\n'
+            "         resized = smart_resize(\n"
+            '-            min_pixels=size["min_pixels"],\n'
+            "+            min_pixels=size[min_pixels_key],\n"
+            "         )\n",
+        ),
+    )  # fmt: skip
+    assert "did not pass" not in risk_sentence(extract_facts(pr), pr)
