@@ -167,3 +167,15 @@ def test_an_argument_whose_value_changes_was_passed_before():
         ),
     )  # fmt: skip
     assert "did not pass" not in risk_sentence(extract_facts(pr), pr)
+
+
+def test_a_raise_in_a_file_the_pr_adds_breaks_no_caller():
+    # vLLM #34302: a new CUDA entry point throws on a bad argument; nothing called it before.
+    pr = pr_of(
+        ChangedFile(
+            "csrc/moe/router_gemm_entry.cu", status="added", additions=3,
+            patch="@@ -0,0 +1,3 @@\n+void router_gemm(int n) {\n"
+            '+  throw std::invalid_argument("bad n");\n+}\n',
+        ),
+    )  # fmt: skip
+    assert "raises" not in (risk_sentence(extract_facts(pr), pr) or "")
