@@ -890,12 +890,17 @@ def _retyped_risk(edit: LineEdit, old: str, new: str) -> FactRisk | None:
             f"`{alias}` now has the range and size of `{new}`, in each file that uses it.",
             (alias, new), exact=True,
         )  # fmt: skip
-    where = f"`{edit.enclosing}`" if edit.enclosing else f"`{edit.file}`"
+    where = _edit_place(edit)
     return FactRisk(
         f"{where} now declares `{new}` where it declared `{old}`: what it holds there now has "
         f"the range and size of `{new}`.",
         (new,), exact=True,
     )  # fmt: skip
+
+
+def _edit_place(edit: LineEdit) -> str:
+    """Where an edit stands, for a risk's subject: its definition, else its file."""
+    return code(edit.enclosing or edit.file)
 
 
 _CONSTANT_NAMED = re.compile(r"\s*([A-Za-z_]\w*)\s*(?::[^=]+)?=\s*(.+?)\s*;?\s*")
@@ -920,7 +925,7 @@ def _edit_risk(edit: LineEdit, pr: PullRequest) -> FactRisk:
             f"`{b.group(2)}`.",
             (b.group(2),), exact=True,
         )  # fmt: skip
-    where = f"`{edit.enclosing}`" if edit.enclosing else f"`{edit.file}`"
+    where = _edit_place(edit)
     return FactRisk(
         f"{where} now uses `{new}` where it used `{old}`: whatever depended on the value "
         f"of `{old}` there now gets the value of `{new}`. {tests_sentence(pr)}",
