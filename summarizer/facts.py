@@ -318,12 +318,13 @@ _CODE_START = re.compile(
 )
 
 
-def _docstring_tail_blanked(lines: list[str]) -> bytes:
+def _docstring_tail_blanked(side: Side) -> bytes:
     """The Python fragment with the end of a docstring it starts inside made blank: a hunk
     that starts at a docstring's last line (`will use the default version.` and its closing
     triple quote) would otherwise parse as one string up to the next quote, and every
     definition and field after it is lost (vLLM #35060's removed config field, #33443's new
     methods). Rows keep their numbers."""
+    lines = side.lines
     for row, line in enumerate(lines):
         quotes = _TRIPLE.findall(line)
         if not quotes:
@@ -338,7 +339,7 @@ def _docstring_tail_blanked(lines: list[str]) -> bytes:
                 break  # `"""Summary …` opens a docstring, and so does a bare quote before prose
         blank = [""] * (row + 1) + lines[row + 1 :]  # prose, then the quote that closes it
         return "\n".join(blank).encode("utf-8", "replace") + b"\n"
-    return "\n".join(lines).encode("utf-8", "replace") + b"\n"
+    return side.source
 
 
 def _parse(grammar: _Grammar, source: bytes) -> dict[str, list[Node]]:
@@ -571,7 +572,7 @@ def _read_side(
     grammar: _Grammar, side: Side, header: str, read: _FileRead, new: bool
 ) -> list[_Found]:
     scope = _scope(header, grammar.name, side.lines)
-    source = _docstring_tail_blanked(side.lines) if grammar.name == "python" else side.source
+    source = _docstring_tail_blanked(side) if grammar.name == "python" else side.source
     captures = _parse(grammar, source)
     found = _found(grammar, captures, scope)
     seen = read.new if new else read.old

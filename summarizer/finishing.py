@@ -305,7 +305,7 @@ def edit_sentence(edits: list[LineEdit]) -> str:
     """ "In `update`, `len(self.x)` becomes `self.n()`; in `RequestState`, …." """
     parts = []
     for e in edits:
-        where = f"`{e.enclosing}`" if e.enclosing else f"`{e.file}`"
+        where = _edit_place(e)
         places = f" ({e.places} places)" if e.places > 1 else ""
         was = f"`{e.old}` becomes `{e.new}`" if e.old else f"`{e.new}` is added"
         parts.append(f"in {where}{places}, {was}")
@@ -679,8 +679,7 @@ def _raise_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     new_files = {f.filename for f in pr.files if f.status == "added"}
     raises = [
         r for r in raises_added(pr)
-        if r.enclosing not in added and r.owner not in added and not r.in_new_definition
-        and r.file not in new_files
+        if r.enclosing not in added and r.owner not in added and r.file not in new_files
     ]  # fmt: skip
     if not raises:
         return None
@@ -718,12 +717,13 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
             (s.name,), exact=True,
         )  # fmt: skip
     # An edit whose old or new core is empty (an argument appended) has no value to compare.
-    named = _named_constants(pr)
     valued = [
         e for e in facts.edits
         if e.old and all(core(e)) and not any(map(_cut, core(e))) and not is_support_file(e.file)
-        and core(e) not in named
     ]  # fmt: skip
+    if valued:  # the PR's added lines are read only when an edit may be a value named
+        named = _named_constants(pr)
+        valued = [e for e in valued if core(e) not in named]
     if edits := valued[:1]:
         return _same_result_risk(edits[0], facts, pr) or _edit_risk(edits[0], pr)
     if argument := _argument_risk(facts, pr):
@@ -823,14 +823,13 @@ def _definitions_risk(changed: list[Definition], pr: PullRequest) -> FactRisk:
     beside = [d for d in changed if d.file == path and d.name in names
               and not any(o.startswith(f"{d.name}.") for o in names)][:3]  # fmt: skip
     # A definition the PR adds is new, not changed: callers before it had none.
+    new = [code(d.name) for d in beside if d.change == "added"]
+    changed = [code(d.name) for d in beside if d.change != "added"]
     parts = [
-        f"{listed([code(d.name) for d in group])} {verb}"
-        for group, verb in (
-            ([d for d in beside if d.change == "added"], ("is new", "are new")),
-            ([d for d in beside if d.change != "added"], ("changes", "change")),
-        )
-        if group for verb in [verb[len(group) > 1]]
-    ]  # fmt: skip
+        f"{listed(names)} {verbs[len(names) > 1]}"
+        for names, verbs in ((new, ("is new", "are new")), (changed, ("changes", "change")))
+        if names
+    ]
     return FactRisk(
         f"In `{path}`, {' and '.join(parts)}. {tests_sentence(pr)}",
         tuple(d.name for d in beside),

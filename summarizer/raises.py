@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from bot.core.models import PullRequest
-from summarizer.code_hunks import DEF_LINE, code_hunks
+from summarizer.code_hunks import code_hunks
 from summarizer.facts import enclosing_definition, line_owner
 
 _RAISE = re.compile(
@@ -32,7 +32,6 @@ class RaiseAdded:
     # The innermost one (`AttentionImpl.do_rope_and_kv_cache_update`, not `AttentionImpl`):
     # a raise in a method the PR adds meets no caller that reached it before (vLLM #33443).
     owner: str | None = field(default=None, compare=False)
-    in_new_definition: bool = field(default=False, compare=False)  # its `def` line is added
 
 
 def raises_added(pr: PullRequest) -> list[RaiseAdded]:
@@ -47,21 +46,9 @@ def raises_added(pr: PullRequest) -> list[RaiseAdded]:
             if m := _RAISE.match(hunk.new.lines[row]):
                 where = enclosing_definition(path, hunk, True, row)
                 owner = line_owner(path, hunk, True, row)
-                new_def = _def_row(hunk.new.lines, row) in hunk.new.changed
-                found.append(RaiseAdded(path, _error(m), where, owner, new_def))
+                found.append(RaiseAdded(path, _error(m), where, owner))
     new = [r for r in found if r.error not in removed_errors]
     return list(dict.fromkeys(new))
-
-
-def _def_row(lines: list[str], row: int) -> int | None:
-    """The row of the Python `def` that line `row` is in, when the hunk shows it."""
-    indent = len(lines[row]) - len(lines[row].lstrip())
-    for at in range(row - 1, -1, -1):
-        line = lines[at]
-        depth = len(line) - len(line.lstrip())
-        if line.strip() and depth < indent and not line.lstrip().startswith((")", "]", "}")):
-            return at if DEF_LINE.match(line) else None
-    return None
 
 
 def _error(m: re.Match[str]) -> str:
