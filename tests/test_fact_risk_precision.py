@@ -179,3 +179,19 @@ def test_a_raise_in_a_file_the_pr_adds_breaks_no_caller():
         ),
     )  # fmt: skip
     assert "raises" not in (risk_sentence(extract_facts(pr), pr) or "")
+
+
+def test_a_raise_that_takes_an_asserts_place_adds_no_stop():
+    # vLLM #35010: `assert self.is_flash_attn_backend` became a dispatch whose else raises.
+    pr = pr_of(
+        ChangedFile(
+            "vllm/attention/mm_encoder.py", additions=6, deletions=1,
+            patch="@@ -10,4 +10,9 @@ class MMEncoderAttention:\n     def forward_xpu(self, q):\n"
+            "-        assert self.is_flash_attn_backend\n"
+            "+        if self.is_flash_attn_backend:\n+            return self._forward_fa(q)\n"
+            "+        elif self.is_sdpa:\n+            return self._forward_sdpa(q)\n"
+            '+        else:\n+            raise ValueError("unsupported backend")\n'
+            "         return q\n",
+        ),
+    )  # fmt: skip
+    assert "raises" not in (risk_sentence(extract_facts(pr), pr) or "")
