@@ -823,11 +823,11 @@ def shaped_like_code(word: str) -> bool:
 def remove_sentences(
     sections: SummarySections, findings: list[Finding], may_empty: frozenset[str] = frozenset()
 ) -> SummarySections:
-    """The sections without the sentences found wrong. A section that would be left empty
-    keeps the sentences whose only fault is a name the PR lacks (shown with its "Unverified"
-    note, in the model's own words); with none, it is kept whole (never an empty section),
-    unless it is one of `may_empty`: those the caller fills from the change facts
-    (finishing.fillable)."""
+    """The sections without the sentences found wrong. One of `may_empty` may be left empty:
+    the caller fills it from the change facts (finishing.fillable), which beats a sentence
+    about a name the PR lacks. Another that would be left empty keeps the sentences whose only
+    fault is such a name (shown with its "Unverified" note, in the model's own words); with
+    none, it is kept whole (never an empty section)."""
     changes = {}
     for field in FIELDS:
         found = [f for f in findings if f.section == field]
@@ -835,7 +835,7 @@ def remove_sentences(
             continue
         text = getattr(sections, field)
         kept = _without(text, found)
-        if not re.search(r"\w", kept):
+        if not re.search(r"\w", kept) and field not in may_empty:
             unknown_only = {
                 f.sentence for f in found
                 if all(g.kind == FindingKind.UNGROUNDED_CODE for g in found if g.sentence == f.sentence)

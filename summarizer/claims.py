@@ -82,12 +82,17 @@ def check_claims(
     return ClaimCheck(tuple(claims), tuple(check_names(claims, pr, corpus)))
 
 
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
 def _grounded(claim: str, corpus: str) -> bool:
-    if claim in corpus:
-        return True
     core = claim.strip().rstrip(";,.:")
     core = re.sub(r"\(.*\)$", "", core)  # `fn()` / `fn(x, y)` name `fn`
     core = re.sub(r"^(--?|@|\$)", "", core)  # flags, decorators, shell variables
+    if _IDENTIFIER.fullmatch(core):
+        return _names_in(core, corpus)
+    if claim in corpus:
+        return True
     if core and core in corpus:
         return True
     # `vllm.model_executor.kernels` is grounded by `vllm/model_executor/kernels/...`.
@@ -96,6 +101,14 @@ def _grounded(claim: str, corpus: str) -> bool:
     # `x = 64`, `Foo.bar`, `a/b`: every name-like part must appear.
     parts = [p for p in re.split(r"[^\w]+", core) if len(p) > 1 and not p.isdigit()]
     return bool(parts) and all(p in corpus for p in parts)
+
+
+def _names_in(name: str, corpus: str) -> bool:
+    """`name` stands in the corpus as a whole name, not as a piece of a longer one:
+    `test_x_event` is not `test_x_events`, nor `MLAAttention` `BailingMoeV25MLAAttention`
+    (a small model cuts and misspells names). A leading underscore may differ:
+    `build_metadata` is how a sentence says `_build_metadata`."""
+    return re.search(rf"(?<![A-Za-z0-9]){re.escape(name)}(?!\w)", corpus) is not None
 
 
 # What the diff says on each side: the answer checks (summarizer.checks) ask whether a name

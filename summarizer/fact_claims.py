@@ -22,7 +22,7 @@ from pathlib import PurePosixPath
 
 from bot.core.models import PullRequest
 from summarizer.claims import BACKTICKED, lines_with
-from summarizer.facts import ChangeFacts, file_kind, short_name
+from summarizer.facts import ChangeFacts, file_kind, param_name, short_name
 from summarizer.prose import only_prose
 
 # "a new `x`", "the new `x` method", "newly added `x`"
@@ -169,6 +169,7 @@ def contradiction(span: Span, side: str, sentence: str, ev: FactEvidence) -> str
         called_new(span, ev)
         or (side and called_moved(span.code, side, sentence, ev.facts))
         or called_new_parameter(span, side, ev)
+        or called_removed_parameter(span, ev)
         or called_new_signature(span, ev.facts)
         or called_changed(span, ev)
         or called_reworded(span, sentence, ev)
@@ -230,6 +231,43 @@ def called_new_parameter(span: Span, side: str, ev: FactEvidence) -> str:
     return ""
 
 
+_REMOVAL_BEFORE = re.compile(
+    r"\b(?:remov(?:e|es|ed|ing|al)|drop(?:s|ped|ping)?|delet(?:e|es|ed|ing|ion))"
+    r"(?: of)?(?: the)?\s+$",
+    re.IGNORECASE,
+)
+_REMOVED_AFTER = re.compile(
+    rf"^\s*(?:{_PARAMETER}\s+)?(?:is|are|was|were|has been|have been)\s+"
+    r"(?:removed|dropped|deleted)\b",
+    re.IGNORECASE,
+)
+
+
+def called_removed_parameter(span: Span, ev: FactEvidence) -> str:
+    """ "The `quant_config` parameter is removed" where no signature loses it and the diff
+    still passes it: vLLM #35156 passes `quant_config=None` to one layer where it passed
+    `quant_config=quant_config`, and a small model read the new value as the parameter gone."""
+    p = span.code
+    if not re.fullmatch(r"[A-Za-z_]\w*", p):
+        return ""
+    removal = _REMOVAL_BEFORE.search(span.before) or _REMOVED_AFTER.match(span.after)
+    keyword = re.compile(rf"(?<![\w.]){re.escape(p)}\s*=(?!=)")
+    said_parameter = (
+        _PARAMETER_BEFORE.search(span.before)
+        or _PARAMETER_AFTER.match(span.after)
+        or any(keyword.search(line) for line in ev.removed)
+    )
+    if not removal or not said_parameter:
+        return ""
+    if any(p in map(param_name, s.dropped_params) for s in ev.facts.signatures):
+        return ""
+    passed = sum(len(keyword.findall(line)) for line in ev.added)
+    if passed and passed >= sum(len(keyword.findall(line)) for line in ev.removed):
+        # As many calls pass it as before: none lost it, one passes another value.
+        return f"says `{p}` is removed, but no signature in the diff loses it: a call still passes `{p}=`"
+    return ""
+
+
 def called_new_signature(span: Span, facts: ChangeFacts) -> str:
     """ "adds a new parameter to `f`" where the facts show no signature of `f` changed."""
     if not (_PARAMETER_TO.search(span.before) or _TAKES_PARAMETER.match(span.after)):
@@ -251,10 +289,31 @@ def called_changed(span: Span, ev: FactEvidence) -> str:
     if not re.fullmatch(r"[A-Za-z_][\w.:]*", name) or name in ev.touched:
         return ""
     if lines_with(name, ev.added) or lines_with(name, ev.removed):
+        if _only_called(name, ev) and not _defined(name, ev.facts):
+            return f"says `{name}` is changed, but the diff only changes a call to it"
         return ""
     if not lines_with(name, ev.context):
         return ""  # not in the diff at all: the grounding check speaks of it
     return f"says `{name}` is changed, but the diff shows it only on unchanged lines"
+
+
+def _only_called(name: str, ev: FactEvidence) -> bool:
+    """Every changed line that has `name` calls it: `quant_config = make_config(` where
+    `return make_config(` was is a change to a call, and "modifies the `make_config`
+    function" reads it as a change to the function (vLLM #34906)."""
+    called = re.compile(rf"(?<![\w.]){re.escape(name)}\s*\(")
+    defines = re.compile(rf"\b(?:def|class|struct|fn|func)\s+{re.escape(name)}\b")
+    lines = [
+        line for line in (*ev.added, *ev.removed) if re.search(rf"\b{re.escape(name)}\b", line)
+    ]
+    return bool(lines) and all(called.search(x) and not defines.search(x) for x in lines)
+
+
+def _defined(name: str, facts: ChangeFacts) -> bool:
+    """A definition or signature of that name is in the facts: its own lines change."""
+    return any(_matches(d.name, name) for d in facts.definitions) or any(
+        _matches(s.name, name) for s in facts.signatures
+    )
 
 
 _CODE_CHANGE = re.compile(

@@ -26,6 +26,7 @@ from typing import Any
 from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
 from bot.core.models import ChangedFile, PullRequest
+from summarizer.brackets import unclosed
 from summarizer.diff_budget import exclusion_reason, priority
 from summarizer.hunks import PATCH_CHARS, Hunk, Side, parse_hunks
 from summarizer.line_edits import LineEdit, change_blocks, file_edits, grouped
@@ -342,6 +343,16 @@ def _docstring_tail_blanked(side: Side) -> bytes:
     return side.source
 
 
+def _python_source(side: Side) -> bytes:
+    """The Python fragment made whole enough to parse: its docstring tail blanked, and the
+    brackets it leaves open at its end closed. A hunk that ends inside `input_text = (` would
+    otherwise make the whole fragment one error node, and the function it changes is lost
+    (vLLM #34990's skipped test). Rows keep their numbers."""
+    source = _docstring_tail_blanked(side)
+    closers = unclosed(source.decode("utf-8", "replace"))
+    return source + closers.encode() + b"\n" if closers else source
+
+
 def _parse(grammar: _Grammar, source: bytes) -> dict[str, list[Node]]:
     parsers = _local.__dict__.setdefault("parsers", {})
     if grammar.name not in parsers:
@@ -572,7 +583,7 @@ def _read_side(
     grammar: _Grammar, side: Side, header: str, read: _FileRead, new: bool
 ) -> list[_Found]:
     scope = _scope(header, grammar.name, side.lines)
-    source = _docstring_tail_blanked(side) if grammar.name == "python" else side.source
+    source = _python_source(side) if grammar.name == "python" else side.source
     captures = _parse(grammar, source)
     found = _found(grammar, captures, scope)
     seen = read.new if new else read.old

@@ -274,7 +274,9 @@ def edits_to_say(facts: ChangeFacts, pr: PullRequest, what: str) -> list[LineEdi
     # The same replacement twice in one definition is said once, with its count.
     cores: dict[tuple[str, str | None, str, str], LineEdit] = {}
     for e in edits:
-        old, new = core(e)
+        old, new = _readable_core(e)
+        if not new:
+            continue
         key = (e.file, e.enclosing, old, new)
         same = cores.get(key)
         places = e.places + (same.places if same else 0)
@@ -286,6 +288,20 @@ def edits_to_say(facts: ChangeFacts, pr: PullRequest, what: str) -> list[LineEdi
             break
         said.append(e)
     return said
+
+
+def _readable_core(e: LineEdit) -> tuple[str, str]:
+    """The edit's core, or its quoted lines where the core is cut inside an expression; ("",
+    "") where both are: "`return` becomes `quant_config =`" tells a reader nothing (vLLM
+    #34906), and neither do the lines `return f(` and `quant_config = f(`."""
+    if e.prose:
+        return core(e)  # words of the docs: `--flag 2` is not cut at its dashes
+    for old, new in (core(e), (e.old, e.new)):
+        # An item of a list or call (`x=1,`, `, "plotly"`) stands on its own, and so does a
+        # call whose arguments follow (`self.gate = GateLinear(`).
+        if not any(_cut(part.strip().strip(",").removesuffix("(")) for part in (old, new) if part):
+            return old, new
+    return "", ""
 
 
 def _small_edits(facts: ChangeFacts, pr: PullRequest) -> list[LineEdit]:

@@ -22,8 +22,8 @@ from tests.fakes.openai_api import FakeOpenAI
 
 DAY = "2026-02-23"
 ALICE, BOB = "4000000000000000001", "4000000000000000002"
-NOTE = "Corrected the description of `block_n`."
-NEW_TEXT = "It sets `block_n` to 64 for several slices."
+NOTE = "Corrected the description of `y_0`."
+NEW_TEXT = "It sets `y_0` to 2 as the new value."
 
 
 def answer(changed: bool = True, note: str = NOTE, what: str = NEW_TEXT) -> str:

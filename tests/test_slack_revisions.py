@@ -23,13 +23,13 @@ from tests.fakes.slack import FakeSlack, Message
 
 DAY = "2026-02-23"
 CHANNEL = "C0DIGEST"
-NOTE = "Corrected the description of `block_n`."
+NOTE = "Corrected the description of `y_0`."
 
 
 def answer(
     changed: bool = True,
     note: str = NOTE,
-    what: str = "It sets `block_n` to 64 for several slices.",
+    what: str = "It sets `y_0` to 2 as the new value.",
 ) -> str:
     """The revision answer the fake LLM gives: the four sections, the type, and the verdict."""
     return json.dumps(
@@ -111,7 +111,7 @@ async def test_a_flag_posts_the_correction_in_the_thread_and_marks_the_original(
         "type": "section",
         "text": {"type": "mrkdwn", "text": intro, "verbatim": True},
     }
-    assert "It sets `block_n` to 64 for several slices." in texts(correction.blocks)
+    assert "It sets `y_0` to 2 as the new value." in texts(correction.blocks)
     assert "_Revised after a flag (revision 2)._" in texts(correction.blocks)
     assert correction.args["unfurl_links"] is False
     thanks, after = [m.text for m in slack.thread(CHANNEL, parent.ts)][-2:]
@@ -160,7 +160,7 @@ async def test_the_correction_can_be_flagged_and_corrected_in_turn(bot, slack, l
     (first,) = corrections(slack, parent)
     shown = copy.deepcopy(first.blocks)
 
-    llm.script([("content", answer(note="Named the slices.", what="Sets `block_n` for 3 slices."))])
+    llm.script([("content", answer(note="Named the slices.", what="Sets `y_1` to 2 as well."))])
     await bot.react(CHANNEL, first.ts, user="U0BOB")
 
     (flag,) = bot.store.active_flags(summary_id(first))

@@ -1,0 +1,142 @@
+"""A small model's sentence that gets the mechanism wrong, in ways a reader caught on dev-day
+PRs nobody had tuned for, is found; and the code-written sentences it leaves beside are
+whole enough to read:
+- a test named by the hunk header above the one the PR changes, misspelled (vLLM #34990);
+- a function "modified to include a new parameter" when only a call to it changes (#34906);
+- a parameter "removed" when a call now passes it another value (#35156);
+- an edit quoted by a piece cut inside an expression: "`return` becomes `quant_config =`"."""
+
+from __future__ import annotations
+
+from bot.core.models import ChangedFile, ChangeType, PullRequest, SummarySections
+from summarizer.brackets import unclosed
+from summarizer.checks import FindingKind, check_answer
+from summarizer.claims import check_names
+from summarizer.facts import extract_facts
+from summarizer.finishing import finish
+
+
+def pr_of(title: str, *files: ChangedFile) -> PullRequest:
+    return PullRequest(
+        repo="o/r", number=1, title=title, url="u", author="a", state="merged", files=files
+    )
+
+
+def said(what: str, impact: str = "It affects `Fp8MoEMethod`.") -> SummarySections:
+    return SummarySections(what, impact, "Nothing else.", "Nothing more.", headline="A change")
+
+
+def explanations(pr: PullRequest, sections: SummarySections) -> list[str]:
+    found = check_answer(pr, sections, ChangeType.SUBSTANTIAL, extract_facts(pr))
+    return [f.explanation for f in found if f.kind == FindingKind.CONTRADICTS_FACTS]
+
+
+# vLLM #34990: the hunk header names the test above; the decorator skips the one below, and
+# the hunk ends inside an open bracket.
+SKIPPED_TEST = pr_of("[CI] Skip Responses API", ChangedFile(
+    "tests/entrypoints/test_harmony.py", additions=4, deletions=0, patch=(
+        "@@ -906,6 +906,10 @@ async def test_function_calling_no_code_interpreter_events(\n"
+        " \n"
+        " @pytest.mark.asyncio\n"
+        '+@pytest.mark.skip(\n+    reason="This test is flaky in CI"\n+)\n'
+        " async def test_mcp_code_interpreter_streaming(client, model_name, server):\n"
+        '     tools = [{"type": "mcp"}]\n'
+        "     input_text = (\n")))  # fmt: skip
+
+# vLLM #34906: the result of a call is kept to attach biases; the function called is the same.
+BIASED = pr_of("[Quantization] Support FP8 MoE bias", ChangedFile(
+    "vllm/model_executor/layers/quantization/fp8.py", additions=4, deletions=1, patch=(
+        "@@ -939,7 +939,10 @@ class Fp8MoEMethod(FusedMoEMethodBase):\n"
+        "     def get_fused_moe_quant_config(self, layer):\n"
+        "-        return make_fp8_moe_quant_config(\n"
+        "+        quant_config = make_fp8_moe_quant_config(\n"
+        "             w1_scale=layer.w13_weight_scale,\n"
+        "         )\n"
+        "+        if self.moe.has_bias:\n"
+        "+            quant_config._w1.bias = layer.w13_bias\n"
+        "+        return quant_config\n")))  # fmt: skip
+
+# vLLM #35156: the gate layer gets `quant_config=None`; the block keeps its `quant_config`.
+GATE = pr_of("Hardcode `mlp.gate` as not quantizable", ChangedFile(
+    "vllm/model_executor/models/qwen3_next.py", additions=1, deletions=1, patch=(
+        "@@ -120,7 +120,7 @@ class Qwen3NextSparseMoeBlock(nn.Module):\n"
+        "         self.gate = ReplicatedLinear(\n"
+        "             config.hidden_size,\n"
+        "-            quant_config=quant_config,\n"
+        "+            quant_config=None,\n"
+        '             prefix=f"{prefix}.gate",\n'
+        "         )\n")))  # fmt: skip
+
+
+def test_a_hunk_that_ends_inside_an_open_bracket_still_shows_the_function_it_changes():
+    facts = extract_facts(SKIPPED_TEST)
+    assert [(d.name, d.change) for d in facts.definitions] == [
+        ("test_mcp_code_interpreter_streaming", "changed")
+    ]
+
+
+def test_the_closers_a_cut_fragment_needs_are_counted_outside_strings_and_comments():
+    assert unclosed("x = (\n") == ")"
+    assert unclosed("f(a, [b") == "])"
+    assert unclosed('x = "(" + (  # (\n') == ")"
+    assert unclosed("a)\nb = (") == ""  # it starts mid-expression: no guess
+    assert unclosed('"""(\n') == ""  # it ends inside a docstring
+
+
+def test_a_misspelled_or_cut_name_is_not_grounded_by_the_longer_name_it_is_part_of():
+    assert check_names(["test_function_calling_no_code_interpreter_event"], SKIPPED_TEST) == [
+        "test_function_calling_no_code_interpreter_event"
+    ]
+    assert check_names(["mcp_code"], SKIPPED_TEST) == ["mcp_code"]
+    assert check_names(["test_mcp_code_interpreter_streaming", "harmony"], SKIPPED_TEST) == []
+    # A leading underscore is how a sentence may write a private name.
+    assert check_names(["make_fp8_moe_quant_config", "_w1"], BIASED) == []
+    assert check_names(["w1"], BIASED) == []
+
+
+def test_the_misnamed_test_gives_way_to_the_facts_sentence():
+    sections = said(
+        "The PR changes the `test_function_calling_no_code_interpreter_event` test to skip it."
+    )
+    found = check_answer(SKIPPED_TEST, sections, ChangeType.TRIVIAL, extract_facts(SKIPPED_TEST))
+    assert [f.kind for f in found if f.section == "what_changed"] == [FindingKind.UNGROUNDED_CODE]
+
+
+def test_a_function_only_called_on_the_changed_lines_is_not_called_modified():
+    wrong = said("It modifies the `make_fp8_moe_quant_config` function to include a new parameter.")
+    assert explanations(BIASED, wrong) == [
+        "says `make_fp8_moe_quant_config` is changed, but the diff only changes a call to it"
+    ]
+    assert explanations(BIASED, said("It changes `Fp8MoEMethod` to keep the config.")) == []
+
+
+def test_a_parameter_passed_another_value_is_not_called_removed():
+    expected = (
+        "says `quant_config` is removed, but no signature in the diff loses it: a call still "
+        "passes `quant_config=`"
+    )
+    for sentence in (
+        "The `quant_config` parameter is removed from the `Qwen3NextSparseMoeBlock` class.",
+        "The removal of `quant_config` keeps the gate unquantized.",
+        "It removes the `quant_config` argument of the gate.",
+    ):
+        assert explanations(GATE, said(sentence, "It affects the gate.")) == [expected]
+    right = "The gate of `Qwen3NextSparseMoeBlock` now gets `quant_config=None`."
+    assert explanations(GATE, said(right, "It affects the gate.")) == []
+
+
+def test_a_keyword_dropped_from_a_call_may_be_called_removed():
+    dropped = pr_of("Drop the override", ChangedFile("vllm/a.py", additions=0, deletions=1, patch=(
+        "@@ -1,4 +1,3 @@ def build(config):\n     return Layer(\n"
+        "-        quant_config=config.quant,\n         prefix=p,\n     )\n")))  # fmt: skip
+    sentence = "It removes the `quant_config` argument from the call to `Layer`."
+    assert explanations(dropped, said(sentence, "It affects `build`.")) == []
+
+
+def test_an_edit_cut_inside_an_expression_is_quoted_by_its_whole_lines():
+    out = finish(said("The PR adds FP8 MoE bias."), BIASED, extract_facts(BIASED))
+    assert "`return` becomes" not in out.what_changed
+    assert out.what_changed.startswith(
+        "In `Fp8MoEMethod.get_fused_moe_quant_config`, `return make_fp8_moe_quant_config(` "
+        "becomes `quant_config = make_fp8_moe_quant_config(`."
+    )
