@@ -34,34 +34,42 @@ def split_top_level(text: str, separator: re.Pattern[str]) -> list[str]:
 _CLOSER = {"(": ")", "[": "]", "{": "}"}
 
 
-def unclosed(code: str) -> str:
-    """The closers that Python `code` cut off mid-expression still needs, innermost first
-    (`x = (` needs `)`); "" when its brackets close, or when it ends inside a string or has
-    a closer with no opener (a fragment that starts mid-expression): no guess is safe then."""
+def unclosed(code: str, comment: str = "#") -> str:
+    """The closers that `code`, cut off mid-expression, still needs, innermost first
+    (`x = (` needs `)`, `struct S {` needs `}`); "" when its brackets close, when it ends
+    inside a string, or when a closer does not match its opener: no guess is safe then.
+    `comment` starts a line comment: `#` in Python, `//` in C (whose `/* */` is skipped too).
+    A closer before any opener closes what the fragment started inside: it is passed over."""
     stack: list[str] = []
     quote, i = "", 0
     while i < len(code):
         if quote:
-            if code.startswith(quote, i):
-                i, quote = i + len(quote), ""
-                continue
-            i += 2 if code[i] == "\\" else 1
-            if len(quote) == 1 and i < len(code) and code[i - 1] == "\n":
-                quote = ""  # a one-line string never runs past its line
+            i, quote = _in_string(code, i, quote)
+            continue
+        if code.startswith(comment, i) or code.startswith("/*", i) and comment == "//":
+            ender = "\n" if code.startswith(comment, i) else "*/"
+            end = code.find(ender, i + 2)
+            i = len(code) if end < 0 else end + len(ender)
             continue
         ch = code[i]
-        if ch == "#":
-            end = code.find("\n", i)
-            i = len(code) if end < 0 else end
-            continue
         if ch in "\"'":
-            quote = ch * 3 if code.startswith(ch * 3, i) else ch
+            quote = ch * 3 if comment == "#" and code.startswith(ch * 3, i) else ch
             i += len(quote)
             continue
         if ch in _CLOSER:
             stack.append(_CLOSER[ch])
-        elif ch in ")]}":
-            if not stack or stack.pop() != ch:
-                return ""
+        elif ch in ")]}" and stack and stack.pop() != ch:
+            return ""
         i += 1
-    return "" if quote and len(quote) == 3 else "".join(reversed(stack))
+    return "" if len(quote) == 3 else "".join(reversed(stack))
+
+
+def _in_string(code: str, i: int, quote: str) -> tuple[int, str]:
+    """Where the scan goes next inside a string opened by `quote`, and the quote still open
+    ("" once it closes). A one-line string never runs past its line."""
+    if code.startswith(quote, i):
+        return i + len(quote), ""
+    step = 2 if code[i] == "\\" else 1
+    if len(quote) == 1 and "\n" in code[i : i + step]:
+        return i + step, ""
+    return i + step, quote

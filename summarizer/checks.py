@@ -54,6 +54,7 @@ from summarizer.fact_claims import (
     called_effect,
     called_new_setting,
     called_reworded,
+    called_same_value,
     called_test_added,
     contradiction,
     fact_evidence,
@@ -233,6 +234,10 @@ _PHRASES = [
     (re.compile(r"\bno longer\b", re.I), " nolonger "),
     (re.compile(r"\bpreviously (?=missing|absent|unset|undefined)", re.I), " "),
     (re.compile(r"\b(?:previously|formerly|used to)\b", re.I), " previously "),
+    # "The removal of `x`" claims what "removes `x`" does (vLLM #35083 said it of a class
+    # the PR adds).
+    (re.compile(r"\b(?:removal|deletion|elimination)\s+of\b", re.I), " removes "),
+    (re.compile(r"\b(?:addition|introduction)\s+of\b", re.I), " adds "),
 ]
 
 
@@ -639,6 +644,7 @@ def _contradicted(field: str, sentence: str, against: FactEvidence) -> list[Find
     found = [contradiction(s, claimed.get(s.code, ""), sentence, against) for s in spans(sentence)]
     found += [
         called_test_added(sentence, against),
+        called_same_value(sentence),
         called_effect(sentence, against),
         called_new_setting(sentence, against),
     ]

@@ -85,6 +85,47 @@ def fact_evidence(
     )  # fmt: skip
 
 
+# "sets the environment variable `X`", "`X` environment variable is set", "exports `X`"
+_ENV_SET_BEFORE = re.compile(
+    r"\b(?:sets?|setting|exports?|exporting|defines?)\s+(?:the\s+)?"
+    r"(?:(?:environment|env)\s+(?:variable|var)\s+)?$",
+    re.IGNORECASE,
+)
+_ENV_SET_AFTER = re.compile(
+    r"^\s*(?:environment|env)\s+(?:variable|var)\s+(?:is|gets|was)\s+(?:now\s+)?set\b",
+    re.IGNORECASE,
+)
+
+
+def called_env_set(span: Span, sentence: str, ev: FactEvidence) -> str:
+    """ "sets the environment variable `X`" where the diff only reads `X`: vLLM #35098 checks
+    `"HF_XET_HIGH_PERFORMANCE" not in os.environ` and sets a library constant of that name;
+    the environment, and every child process, is left as it was."""
+    reads = {s.name for s in ev.facts.settings if s.kind == "environment variable read"}
+    sets = {s.name for s in ev.facts.settings if s.kind == "environment variable set"}
+    if span.code not in reads or span.code in sets:
+        return ""
+    before_env = _ENV_SET_BEFORE.search(span.before) and re.search(
+        r"\b(?:environment|env)\b", span.before + span.after[:30], re.IGNORECASE
+    )
+    if before_env or _ENV_SET_AFTER.match(span.after):
+        return f"says the environment variable `{span.code}` is set, but the diff only reads it"
+    return ""
+
+
+# "from `2.10.0` to `2.10.0`", "from 64 to 64": a value said to change into itself.
+_SAME_VALUE = re.compile(r"\bfrom\s+(`?)([^\s`]+?)\1\s+to\s+`?\2(?![\w.-]*\w)", re.IGNORECASE)
+
+
+def called_same_value(sentence: str) -> str:
+    """ "changes the torch version from 2.10.0 to 2.10.0": the model read an unchanged line
+    as the change (vLLM #34387 pins `torch==2.10.0` on a context line and changes the index
+    URL and `amdsmi` around it)."""
+    if m := _SAME_VALUE.search(sentence):
+        return f"says something changes from {m.group(2)} to {m.group(2)}: that value does not change"
+    return ""
+
+
 # "adds a test", "adds new unit tests", "introduces two regression tests"; not "test cases":
 # a parametrized test gains those from a line added to its list.
 _TEST_ADDED = re.compile(
@@ -170,6 +211,7 @@ def contradiction(span: Span, side: str, sentence: str, ev: FactEvidence) -> str
         or (side and called_moved(span.code, side, sentence, ev.facts))
         or called_new_parameter(span, side, ev)
         or called_removed_parameter(span, ev)
+        or called_env_set(span, sentence, ev)
         or called_new_signature(span, ev.facts)
         or called_changed(span, ev)
         or called_reworded(span, sentence, ev)
@@ -191,7 +233,21 @@ def called_new(span: Span, ev: FactEvidence) -> str:
         return f"calls `{name}` new, but it existed before this PR: the diff changes it"
     if not lines_with(name, ev.added) and lines_with(name, ev.context):
         return f"calls `{name}` new, but the diff shows it only on unchanged lines"
+    if _only_used(short_name(name), ev.added) and not _defined(short_name(name), ev.facts):
+        return f"calls `{name}` new, but the diff defines no `{name}`: it only calls it or names it in a string"
     return ""
+
+
+def _only_used(name: str, added: tuple[str, ...]) -> bool:
+    """Every added line that has `name` calls it on an object (`config.f(`, `p->f(`) or
+    names it in a string (`getattr(config, "f", None)`): code that uses a method, not one
+    that defines it (vLLM #35396 looks up a method the config may have)."""
+    if not re.fullmatch(r"[A-Za-z_]\w*", name):
+        return False
+    word = re.compile(rf"(?<![\w]){re.escape(name)}(?!\w)")
+    used = re.compile(rf"(?:\.|->){re.escape(name)}\s*\(|([\"']){re.escape(name)}\1")
+    lines = [line for line in added if word.search(line)]
+    return bool(lines) and all(len(word.findall(x)) == len(used.findall(x)) for x in lines)
 
 
 def called_moved(code: str, side: str, sentence: str, facts: ChangeFacts) -> str:

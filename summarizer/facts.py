@@ -353,6 +353,20 @@ def _python_source(side: Side) -> bytes:
     return source + closers.encode() + b"\n" if closers else source
 
 
+_CONDITIONAL = re.compile(r"\s*#\s*(?:if|ifdef|ifndef|elif|else|endif)\b")
+
+
+def _c_source(side: Side) -> bytes:
+    """The C, C++ or CUDA fragment with its `#if`/`#elif`/`#else`/`#endif` lines blank: a
+    fragment holds one end of a conditional and not the other, and an `#else` with no `#if`
+    makes what follows an error node. vLLM #34052 turns `#elif defined(__aarch64__)` into
+    `#else` above a specialization it keeps, which read as that specialization removed.
+    Its brackets left open at its end are closed, as in Python. Rows keep their numbers;
+    each branch's definitions read as definitions."""
+    text = "\n".join("" if _CONDITIONAL.match(line) else line for line in side.lines) + "\n"
+    return (text + unclosed(text, comment="//") + "\n").encode("utf-8", "replace")
+
+
 def _parse(grammar: _Grammar, source: bytes) -> dict[str, list[Node]]:
     parsers = _local.__dict__.setdefault("parsers", {})
     if grammar.name not in parsers:
@@ -583,7 +597,7 @@ def _read_side(
     grammar: _Grammar, side: Side, header: str, read: _FileRead, new: bool
 ) -> list[_Found]:
     scope = _scope(header, grammar.name, side.lines)
-    source = _python_source(side) if grammar.name == "python" else side.source
+    source = _python_source(side) if grammar.name == "python" else _c_source(side)
     captures = _parse(grammar, source)
     found = _found(grammar, captures, scope)
     seen = read.new if new else read.old
@@ -901,6 +915,7 @@ _ENV_READ = re.compile(
     r"""os\.(?:environ\.get|getenv)\(\s*["']([A-Z][A-Z0-9_]+)["']"""
     r"""|os\.environ\[\s*["']([A-Z][A-Z0-9_]+)["']\s*\](?!\s*=[^=])"""
     r"""|\benvs\.(VLLM_[A-Z0-9_]+)|\bgetenv\(\s*"([A-Z][A-Z0-9_]+)\""""
+    r"""|["']([A-Z][A-Z0-9_]+)["']\s+(?:not\s+)?in\s+os\.environ\b"""
 )
 _ENV_SET = re.compile(
     r"""os\.environ\[\s*["']([A-Z][A-Z0-9_]+)["']\s*\]\s*=[^=]"""

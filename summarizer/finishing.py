@@ -290,13 +290,20 @@ def edits_to_say(facts: ChangeFacts, pr: PullRequest, what: str) -> list[LineEdi
     return said
 
 
+_BARE_VALUE = re.compile(r"\s*(?:[\d.]+[\w.+-]*|True|False|None|true|false|nullptr)\s*")
+
+
 def _readable_core(e: LineEdit) -> tuple[str, str]:
     """The edit's core, or its quoted lines where the core is cut inside an expression; ("",
     "") where both are: "`return` becomes `quant_config =`" tells a reader nothing (vLLM
     #34906), and neither do the lines `return f(` and `quant_config = f(`."""
     if e.prose:
         return core(e)  # words of the docs: `--flag 2` is not cut at its dashes
-    for old, new in (core(e), (e.old, e.new)):
+    pairs = [core(e), (e.old, e.new)]
+    if all(_BARE_VALUE.fullmatch(part) for part in pairs[0] if part):
+        # "`6.4.3` becomes `7.0.2`" leaves out whose version it is: `amdsmi==6.4.3` says.
+        pairs.reverse()
+    for old, new in pairs:
         # An item of a list or call (`x=1,`, `, "plotly"`) stands on its own, and so does a
         # call whose arguments follow (`self.gate = GateLinear(`).
         if not any(_cut(part.strip().strip(",").removesuffix("(")) for part in (old, new) if part):

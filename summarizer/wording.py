@@ -65,8 +65,13 @@ def settings_of(facts: ChangeFacts, change: str, kinds: tuple[str, ...] = ()) ->
     ]
 
 
+_ENV_USE = {"environment variable read": "a read", "environment variable set": "a write"}
+
+
 def setting_named(s: Setting) -> str:
     kind = s.kind.split(" (")[0]
+    if kind in _ENV_USE:  # "adds a read of the environment variable `X`"
+        return f"{_ENV_USE[kind]} of the environment variable {code(s.name)}"
     # A YAML list item has no name of its own: it is its value.
     return f"the {kind} {code(s.name or s.new or s.old or '')}"
 

@@ -79,7 +79,9 @@ def test_the_closers_a_cut_fragment_needs_are_counted_outside_strings_and_commen
     assert unclosed("x = (\n") == ")"
     assert unclosed("f(a, [b") == "])"
     assert unclosed('x = "(" + (  # (\n') == ")"
-    assert unclosed("a)\nb = (") == ""  # it starts mid-expression: no guess
+    assert unclosed("a)\nb = (") == ")"  # it starts inside what it closes first
+    assert unclosed("(]") == ""  # no guess is safe
+    assert unclosed("};\nstruct S {\n  int x; // {\n", comment="//") == "}"
     assert unclosed('"""(\n') == ""  # it ends inside a docstring
 
 
@@ -140,3 +142,114 @@ def test_an_edit_cut_inside_an_expression_is_quoted_by_its_whole_lines():
         "In `Fp8MoEMethod.get_fused_moe_quant_config`, `return make_fp8_moe_quant_config(` "
         "becomes `quant_config = make_fp8_moe_quant_config(`."
     )
+
+
+# vLLM #35098: the variable is only tested for; a library constant of that name is set.
+XET = pr_of("Use Xet high performance mode", ChangedFile(
+    "vllm/model_executor/model_loader/weight_utils.py", additions=3, deletions=0, patch=(
+        "@@ -80,3 +80,6 @@ def enable_hf_transfer():\n"
+        "+def enable_xet_high_performance():\n"
+        '+    if "HF_XET_HIGH_PERFORMANCE" not in os.environ:\n'
+        "+        huggingface_hub.constants.HF_XET_HIGH_PERFORMANCE = True\n")))  # fmt: skip
+
+
+def test_an_environment_variable_only_read_is_not_called_set():
+    assert [(s.kind, s.name) for s in extract_facts(XET).settings] == [
+        ("environment variable read", "HF_XET_HIGH_PERFORMANCE")
+    ]
+    expected = [
+        "says the environment variable `HF_XET_HIGH_PERFORMANCE` is set, but the diff only reads it"
+    ]
+    for sentence in (
+        "It sets the environment variable `HF_XET_HIGH_PERFORMANCE` to `True`.",
+        "The `HF_XET_HIGH_PERFORMANCE` environment variable is set when missing.",
+    ):
+        assert explanations(XET, said(sentence, "It affects downloads.")) == expected
+    right = "It sets `huggingface_hub.constants.HF_XET_HIGH_PERFORMANCE` when the environment has no `HF_XET_HIGH_PERFORMANCE`."
+    assert explanations(XET, said(right, "It affects downloads.")) == []
+
+
+def test_the_facts_sentence_says_a_read_of_an_environment_variable_plainly():
+    out = finish(said("The PR adds Xet support."), XET, extract_facts(XET))
+    assert out.what_changed.startswith(
+        "The diff adds `enable_xet_high_performance`; adds a read of the environment variable "
+        "`HF_XET_HIGH_PERFORMANCE`."
+    )
+
+
+# vLLM #34052: `#elif defined(__aarch64__)` becomes `#else` above a specialization the PR keeps;
+# the one under `#elif defined(__s390x__)` goes. The new side ends inside the kept one.
+CONDITIONAL = pr_of("fix mla_decode on x86 without AVX512", ChangedFile(
+    "csrc/cpu/mla_decode.cpp", additions=1, deletions=4, patch=(
+        "@@ -38,12 +38,9 @@ struct KernelVecType<c10::BFloat16> {\n"
+        "   using qk_vec_type = vec_op::BF16Vec32;\n"
+        " };\n"
+        "-\n"
+        "-#elif defined(__s390x__)\n"
+        "-template <>\n"
+        "-struct KernelVecType<c10::BFloat16> {\n"
+        "-  using qk_vec_type = vec_op::FP32Vec16;\n"
+        "-};\n"
+        "-\n"
+        "-#elif defined(__aarch64__)\n"
+        "+#else\n"
+        " template <>\n"
+        " struct KernelVecType<c10::BFloat16> {\n"
+        "   using qk_load_vec_type = vec_op::BF16Vec16;\n")))  # fmt: skip
+
+
+def test_a_definition_kept_in_another_branch_of_a_conditional_is_not_removed():
+    facts = extract_facts(CONDITIONAL)
+    assert [(d.name, d.change) for d in facts.definitions] == [
+        ("KernelVecType<c10::BFloat16>", "changed")
+    ]
+    out = finish(said("The PR fixes the x86 build."), CONDITIONAL, facts)
+    assert "removes" not in out.what_changed and "breaks" not in out.potential_risks
+
+
+def test_the_removal_of_a_name_the_diff_adds_is_found_backwards():
+    found = check_answer(XET, said("The removal of `enable_xet_high_performance` is safe."),
+                         ChangeType.SUBSTANTIAL, extract_facts(XET))  # fmt: skip
+    assert [f.kind for f in found if f.section == "what_changed"] == [FindingKind.INVERTED]
+
+
+# vLLM #34387: the torch pin is an unchanged line between the lines that change.
+PINS = pr_of("[ROCm] Update to ROCm 7.1", ChangedFile(
+    "requirements/rocm-build.txt", additions=2, deletions=2, patch=(
+        "@@ -1,4 +1,4 @@\n"
+        "---extra-index-url https://download.pytorch.org/whl/test/rocm7.0\n"
+        "+--extra-index-url https://download.pytorch.org/whl/rocm7.1\n"
+        " torch==2.10.0\n"
+        "-amdsmi==6.4.3\n"
+        "+amdsmi==7.0.2\n")))  # fmt: skip
+
+
+def test_a_value_said_to_change_into_itself_is_an_unchanged_line_read_as_the_change():
+    wrong = said("The PR changes the torch version from 2.10.0 to 2.10.0.", "ROCm 7.1 builds.")
+    assert explanations(PINS, wrong) == [
+        "says something changes from 2.10.0 to 2.10.0: that value does not change"
+    ]
+
+
+def test_a_version_edit_is_quoted_with_the_package_it_pins():
+    out = finish(said("The PR updates ROCm."), PINS, extract_facts(PINS))
+    assert "`amdsmi==6.4.3` becomes `amdsmi==7.0.2`" in out.what_changed
+
+
+# vLLM #35396: a method the config may have is looked up by name, not defined.
+LOOKED_UP = pr_of("Per-layer config for NemotronH", ChangedFile(
+    "vllm/model_executor/models/nemotron_h.py", additions=3, deletions=0, patch=(
+        "@@ -60,3 +60,6 @@ class NemotronHMLPDecoderLayer(nn.Module):\n"
+        "     def __init__(self, config, layer_idx):\n"
+        '+        get_layer = getattr(config, "get_nemotron_h_config_for_layer", None)\n'
+        "+        if get_layer is not None:\n"
+        "+            config = get_layer(layer_idx)\n")))  # fmt: skip
+
+
+def test_a_method_only_looked_up_by_name_is_not_called_new():
+    wrong = said("It adds a new method `get_nemotron_h_config_for_layer` to the config.",
+                 "Layers differ.")  # fmt: skip
+    assert explanations(LOOKED_UP, wrong) == [
+        "calls `get_nemotron_h_config_for_layer` new, but the diff defines no "
+        "`get_nemotron_h_config_for_layer`: it only calls it or names it in a string"
+    ]
