@@ -64,6 +64,7 @@ def passed_values(pr: PullRequest, name: str) -> list[PassedValue]:
 
 
 _ARGUMENT = re.compile(r"\s+([A-Za-z_]\w*)=(?!=)(.+?),?\s*(?:#.*)?")
+_POSITIONAL = re.compile(r"\s+((?![A-Za-z_]\w*=(?!=))[^=#]+?|.*==.*?),?\s*(?:#.*)?")
 
 
 def added_arguments(pr: PullRequest) -> list[PassedValue]:
@@ -74,9 +75,16 @@ def added_arguments(pr: PullRequest) -> list[PassedValue]:
         # A keyword the hunk also removes was passed before: its value is what changed
         # (vLLM #35284's `min_pixels=size["min_pixels"]` to `size[min_pixels_key]`).
         had = {m[1] for r in hunk.old.changed if (m := _ARGUMENT.fullmatch(hunk.old.lines[r]))}
+        # A value the hunk removes as a positional argument was passed before, by position
+        # (vLLM #34687 turns `qo_indptr_cpu,` into `qo_indptr=qo_indptr_cpu,`).
+        positional = {
+            m[1].strip() for r in hunk.old.changed
+            if (m := _POSITIONAL.fullmatch(hunk.old.lines[r]))
+        }  # fmt: skip
         for row in sorted(side.changed):
-            if not (m := _ARGUMENT.fullmatch(side.lines[row])) or m[1] in had:
-                continue
+            m = _ARGUMENT.fullmatch(side.lines[row])
+            if not m or m[1] in had or m[2].strip() in positional or m[2].rstrip()[-1] in "([{":
+                continue  # passed before; or a value that goes on past its line
             opened = _call_line(side, row)
             if opened is not None and DEF_LINE.match(side.lines[opened]):
                 continue  # a parameter with a default, in a signature

@@ -1221,8 +1221,11 @@ def _edits(path: str, hunks: list[Hunk], prose: bool = False) -> list[LineEdit]:
     def where(index: int, row: int, new: bool) -> str | None:
         return None if prose else line_owner(path, hunks[index], new, row)
 
+    def imports(index: int, row: int) -> bool:  # a name in `from x import (` too
+        return not prose and _is_import(hunks[index].new.lines, row)
+
     return [
-        e for e in file_edits(path, ((h.old, h.new) for h in hunks), where, prose)
+        e for e in file_edits(path, ((h.old, h.new) for h in hunks), where, prose, imports)
         if not _IMPORT.match(e.old) and not _IMPORT.match(e.new)
     ]  # fmt: skip
 

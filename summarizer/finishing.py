@@ -739,10 +739,12 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
             f"Every caller of `{s.name}` must match its new signature{new}.",
             (s.name,), exact=True,
         )  # fmt: skip
-    # An edit whose old or new core is empty (an argument appended) has no value to compare.
+    # An edit whose old or new core is empty (an argument appended) has no value to compare,
+    # and nor has a name imported in place of another (vLLM #34687).
     valued = [
         e for e in facts.edits
         if e.old and all(core(e)) and not any(map(_cut, core(e))) and not is_support_file(e.file)
+        and not e.imported
     ]  # fmt: skip
     if valued:  # the PR's added lines are read only when an edit may be a value named
         named = _named_constants(pr)

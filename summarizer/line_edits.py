@@ -13,7 +13,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 
@@ -29,6 +29,7 @@ class LineEdit:
     enclosing: str | None = None  # the function or class it is in, when known
     places: int = 1  # the same edit made in this many places of the file
     prose: bool = False  # a line of docs: compared by its words, quoted whole-word
+    imported: bool = False  # a line of an import: a module path or a name imported, no value
 
 
 class Side(Protocol):
@@ -181,10 +182,10 @@ def grouped(edits: Iterable[LineEdit]) -> tuple[LineEdit, ...]:
     for e in edits:
         counts.setdefault((e.file, e.old, e.new), []).append(e)
     out = []
-    for (path, old, new), same in counts.items():
+    for same in counts.values():
         places = {e.enclosing for e in same}
         enclosing = same[0].enclosing if len(places) == 1 else None
-        out.append(LineEdit(path, old, new, enclosing, len(same), same[0].prose))
+        out.append(replace(same[0], enclosing=enclosing, places=len(same)))
     return tuple(out[:_KEPT])
 
 
@@ -193,14 +194,17 @@ def file_edits(
     hunks: Iterable[tuple[Side, Side]],
     where: Callable[[int, int, bool], str | None],
     prose: bool = False,
+    imports: Callable[[int, int], bool] | None = None,
 ) -> Iterator[LineEdit]:
     """The file's edits; `where(hunk index, row, on the new side)` names the definition a row
-    lies in. A line that left one definition for another was rewritten, not edited."""
+    lies in, and `imports(hunk index, new row)` whether it is a line of an import. A line
+    that left one definition for another was rewritten, not edited."""
     for index, (old, new) in enumerate(hunks):
         for old_row, new_row, old_part, new_part in hunk_edits(old, new, prose):
             enclosing = where(index, new_row, True)
             if old_row < 0 or where(index, old_row, False) == enclosing:
-                yield LineEdit(path, old_part, new_part, enclosing, prose=prose)
+                imported = imports is not None and imports(index, new_row)
+                yield LineEdit(path, old_part, new_part, enclosing, prose=prose, imported=imported)
 
 
 def core(edit: LineEdit) -> tuple[str, str]:

@@ -253,3 +253,31 @@ def test_a_method_only_looked_up_by_name_is_not_called_new():
         "calls `get_nemotron_h_config_for_layer` new, but the diff defines no "
         "`get_nemotron_h_config_for_layer`: it only calls it or names it in a string"
     ]
+
+
+# vLLM #34687: an imported name swapped for another, and positional arguments turned keywords.
+PLANNED = pr_of("Use FlashInfer's fast_decode_plan", ChangedFile(
+    "vllm/v1/attention/backends/flashinfer.py", additions=5, deletions=5, patch=(
+        "@@ -13,3 +13,3 @@ from flashinfer import (\n"
+        " )\n"
+        "-from flashinfer.decode import _get_range_buf, trtllm_decode\n"
+        "+from flashinfer.decode import fast_decode_plan, trtllm_decode\n"
+        " from flashinfer.utils import FP4Tensor\n"
+        "@@ -199,6 +199,6 @@ class BatchDCPPrefillWrapper:\n"
+        "         self._context.plan(\n"
+        "-            qo_indptr_cpu,\n"
+        "-            paged_kv_indptr_cpu,\n"
+        "-            [shared_len, last_len],\n"
+        "+            qo_indptr=qo_indptr_cpu,\n"
+        "+            paged_kv_indptr=paged_kv_indptr_cpu,\n"
+        "+            paged_kv_last_page_len=[\n"
+        "+                shared_len, last_len],\n"
+        "             causal=False,\n")))  # fmt: skip
+
+
+def test_an_import_swapped_or_an_argument_passed_by_keyword_is_no_changed_value():
+    facts = extract_facts(PLANNED)
+    out = finish(said("It uses `fast_decode_plan`."), PLANNED, facts)
+    assert "now gets the value of" not in out.potential_risks
+    assert "did not pass" not in out.potential_risks
+    assert "BatchDCPPrefillWrapper" in out.potential_risks
