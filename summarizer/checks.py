@@ -52,6 +52,7 @@ from summarizer.claims import (
 from summarizer.fact_claims import (
     FactEvidence,
     called_effect,
+    called_new_definition,
     called_new_setting,
     called_reworded,
     called_same_value,
@@ -645,6 +646,7 @@ def _contradicted(field: str, sentence: str, against: FactEvidence) -> list[Find
     found += [
         called_test_added(sentence, against),
         called_same_value(sentence),
+        called_new_definition(sentence, against),
         called_effect(sentence, against),
         called_new_setting(sentence, against),
     ]

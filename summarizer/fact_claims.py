@@ -113,6 +113,28 @@ def called_env_set(span: Span, sentence: str, ev: FactEvidence) -> str:
     return ""
 
 
+# "introduces a new method", "adds new helper functions": a definition called new, unnamed
+# (`called_new` reads a named one).
+_NEW_DEFINITION = re.compile(
+    r"\b(?:add(?:s|ed|ing)?|introduc\w*|creat\w*|defin\w*)\s+(?:an?\s+|two\s+|several\s+)?"
+    r"new\s+(?:helper\s+|utility\s+|private\s+)?(?:methods?|functions?|classes?)\b(?!\s*`)",
+    re.IGNORECASE,
+)
+
+
+def called_new_definition(sentence: str, ev: FactEvidence) -> str:
+    """ "introducing a new method to retrieve per-layer configuration" where the diff defines
+    nothing new: vLLM #35396 only looks a method up with `getattr`. Only when no definition
+    is added in the facts and no file is new: those the facts may not have parsed."""
+    if not _NEW_DEFINITION.search(sentence) or ev.facts.of("added"):
+        return ""
+    if any(f.change == "added" for f in ev.facts.files) or _TEST_DEF.search(" ".join(ev.added)):
+        return ""
+    if any(re.match(r"(?:async\s+)?(?:def|class)\s", line) for line in ev.added):
+        return ""
+    return "calls a function, method or class new, but the diff adds no definition"
+
+
 # "from `2.10.0` to `2.10.0`", "from 64 to 64": a value said to change into itself.
 _SAME_VALUE = re.compile(r"\bfrom\s+(`?)([^\s`]+?)\1\s+to\s+`?\2(?![\w.-]*\w)", re.IGNORECASE)
 

@@ -281,3 +281,13 @@ def test_an_import_swapped_or_an_argument_passed_by_keyword_is_no_changed_value(
     assert "now gets the value of" not in out.potential_risks
     assert "did not pass" not in out.potential_risks
     assert "BatchDCPPrefillWrapper" in out.potential_risks
+
+
+def test_a_new_method_is_not_claimed_where_the_diff_defines_nothing():
+    wrong = said("It changes `NemotronHMLPDecoderLayer` by introducing a new method to read "
+                 "the per-layer configuration.", "Layers differ.")  # fmt: skip
+    assert explanations(LOOKED_UP, wrong) == [
+        "calls a function, method or class new, but the diff adds no definition"
+    ]
+    # Where the diff defines one, the facts name it; the claim may stand.
+    assert explanations(XET, said("It adds a new function for Xet.", "Downloads.")) == []
