@@ -128,7 +128,7 @@ def called_new_definition(sentence: str, ev: FactEvidence) -> str:
     is added in the facts and no file is new: those the facts may not have parsed."""
     if not _NEW_DEFINITION.search(sentence) or ev.facts.of("added"):
         return ""
-    if any(f.change == "added" for f in ev.facts.files) or _TEST_DEF.search(" ".join(ev.added)):
+    if ev.tests_added or any(f.change == "added" for f in ev.facts.files):
         return ""
     if any(re.match(r"(?:async\s+)?(?:def|class)\s", line) for line in ev.added):
         return ""
