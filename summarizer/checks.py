@@ -56,6 +56,7 @@ from summarizer.fact_claims import (
     called_new_setting,
     called_reworded,
     called_same_value,
+    called_strings_code,
     called_test_added,
     contradiction,
     fact_evidence,
@@ -649,6 +650,7 @@ def _contradicted(field: str, sentence: str, against: FactEvidence) -> list[Find
         called_new_definition(sentence, against),
         called_effect(sentence, against),
         called_new_setting(sentence, against),
+        called_strings_code(sentence, against),
     ]
     return [
         Finding(FindingKind.CONTRADICTS_FACTS, field, sentence, why)

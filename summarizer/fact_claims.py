@@ -34,7 +34,7 @@ _NEW_AFTER = re.compile(
 # "modifies the `x` class", "changing `x`", "updates the `x` method"
 _CHANGED_BEFORE = re.compile(
     r"\b(?:modif(?:y|ies|ied|ying)|chang(?:e|es|ing)|updat(?:e|es|ing)|alter(?:s|ing)?)"
-    r"\s+(?:the\s+)?(?:existing\s+)?$",
+    r"\s+(?:the\s+)?(?:existing\s+)?(?:(?:test|helper)\s+)?(?:(?:function|method|class)\s+)?$",
     re.IGNORECASE,
 )
 _PARAMETER = r"(?:parameters?|arguments?|params?|kwargs?|keyword arguments?)"
@@ -111,6 +111,26 @@ def called_env_set(span: Span, sentence: str, ev: FactEvidence) -> str:
     if before_env or _ENV_SET_AFTER.match(span.after):
         return f"says the environment variable `{span.code}` is set, but the diff only reads it"
     return ""
+
+
+# "removes the lines that bind CPU threads", "removes code responsible for ..."
+_ACTING_CODE = re.compile(
+    r"\bremov\w*\s+(?:the\s+|some\s+)?(?:lines?|code|logic|calls?|statements?)\s+"
+    r"(?:that|which|responsible|used\s+to|to)\b",
+    re.IGNORECASE,
+)
+_STRING_ENTRY = re.compile(r"\s*(?:\"[^\"]*\"|'[^']*')\s*,?\s*")
+
+
+def called_strings_code(sentence: str, ev: FactEvidence) -> str:
+    """ "removes the lines that bind CPU threads and reserve CPU cores" where all the PR
+    removes is strings in a list, and it adds nothing (vLLM #35119 drops variable names
+    from the list the compile cache ignores): data read as code that acts."""
+    if ev.added or not ev.removed or not _ACTING_CODE.search(sentence):
+        return ""
+    if not all(_STRING_ENTRY.fullmatch(line) for line in ev.removed):
+        return ""
+    return "says the PR removes code that acts, but all it removes is strings in a list"
 
 
 # "introduces a new method", "adds new helper functions": a definition called new, unnamed
@@ -237,6 +257,7 @@ def contradiction(span: Span, side: str, sentence: str, ev: FactEvidence) -> str
         or called_new_signature(span, ev.facts)
         or called_changed(span, ev)
         or called_reworded(span, sentence, ev)
+        or called_definition_of_string(span, ev)
     )
 
 
@@ -264,12 +285,38 @@ def _only_used(name: str, added: tuple[str, ...]) -> bool:
     """Every added line that has `name` calls it on an object (`config.f(`, `p->f(`) or
     names it in a string (`getattr(config, "f", None)`): code that uses a method, not one
     that defines it (vLLM #35396 looks up a method the config may have)."""
+    return _every_use(name, added, r"(?:\.|->){name}\s*\(|([\"']){name}\1")
+
+
+def _every_use(name: str, lines: tuple[str, ...], shape: str) -> bool:
+    """`name` is on some of `lines`, and each time in `shape` (a pattern, `{name}` in it)."""
     if not re.fullmatch(r"[A-Za-z_]\w*", name):
         return False
     word = re.compile(rf"(?<![\w]){re.escape(name)}(?!\w)")
-    used = re.compile(rf"(?:\.|->){re.escape(name)}\s*\(|([\"']){re.escape(name)}\1")
-    lines = [line for line in added if word.search(line)]
+    used = re.compile(shape.replace("{name}", re.escape(name)))
+    lines = tuple(line for line in lines if word.search(line))
     return bool(lines) and all(len(word.findall(x)) == len(used.findall(x)) for x in lines)
+
+
+# "`A` and `B` are functions that ...", "the method `A`"
+_DEFINITION_AFTER = re.compile(
+    r"^(?:\s*(?:,|and)\s*`[^`]+`)*,?\s+(?:is|are)\s+(?:a\s+|the\s+|two\s+)?(?:new\s+)?"
+    r"(?:functions?|methods?|class(?:es)?)\b",
+    re.IGNORECASE,
+)
+_DEFINITION_BEFORE = re.compile(r"\b(?:functions?|methods?|class(?:es)?)\s+$", re.IGNORECASE)
+
+
+def called_definition_of_string(span: Span, ev: FactEvidence) -> str:
+    """ "`VLLM_CPU_OMP_THREADS_BIND` and `VLLM_CPU_NUM_OF_RESERVED_CPU` are functions that
+    control the binding of CPU threads" where the diff has the two only as strings in a list
+    (vLLM #35119): a name read as code that runs."""
+    if not (_DEFINITION_AFTER.match(span.after) or _DEFINITION_BEFORE.search(span.before)):
+        return ""
+    lines = ev.added + ev.removed + ev.context
+    if _defined(span.code, ev.facts) or not _every_use(span.code, lines, r"([\"']){name}\1"):
+        return ""
+    return f"calls `{span.code}` a function, method or class, but the diff has it only as a string"
 
 
 def called_moved(code: str, side: str, sentence: str, facts: ChangeFacts) -> str:
@@ -417,7 +464,9 @@ def called_reworded(span: Span, sentence: str, ev: FactEvidence) -> str:
 
 def _touched(pr: PullRequest, facts: ChangeFacts) -> frozenset[str]:
     """The names the change is in: definitions (and each part of a qualified one),
-    signatures, moves, settings, files, and the definitions the hunks' headers open."""
+    signatures, moves, settings, files, and outside Python the definitions the hunks'
+    headers open (a Python hunk's header may name the function above the change: vLLM
+    #35354's names the test above the one whose parameters change)."""
     names: set[str] = set()
     for qualified in (
         *(d.name for d in facts.definitions),
@@ -431,6 +480,8 @@ def _touched(pr: PullRequest, facts: ChangeFacts) -> frozenset[str]:
         path = PurePosixPath(f.filename)
         module = ".".join(path.with_suffix("").parts)  # `vllm.config.multimodal`
         names |= {f.filename, path.name, path.stem, module}
+        if path.suffix == ".py":
+            continue  # the facts place each change in its own definition, header or not
         for header in re.findall(r"^@@[^@]*@@ ?(.*)$", f.patch or "", re.MULTILINE):
             opened = _DEF_HEADER.search(header) or _CALL_HEADER.search(header)
             if opened:

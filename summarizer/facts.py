@@ -19,7 +19,8 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
+from difflib import SequenceMatcher
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -172,6 +173,7 @@ class Deletion:
     lines: int
     enclosing: str | None  # the definition the lines were in, when known
     text: str | None = None  # the first line removed
+    entries: tuple[str, ...] = ()  # each line removed, when each is one entry of a list or call
 
 
 @dataclass(frozen=True)
@@ -448,6 +450,16 @@ def _scope(header: str, grammar: str, lines: list[str]) -> _Scope:
 
 
 def _scope_end(lines: list[str], grammar: str) -> int:
+    end = _first_outside(lines, grammar)
+    if grammar == "python" and end < len(lines):
+        # A comment at column 0 just above the next top-level statement heads that statement,
+        # not the definition above it (vLLM #35283: a block comment above new tests).
+        while end > 0 and (not lines[end - 1].strip() or lines[end - 1].startswith("#")):
+            end -= 1
+    return end
+
+
+def _first_outside(lines: list[str], grammar: str) -> int:
     for row, line in enumerate(lines):
         if not line.strip() or line[0] in " \t#/":
             continue
@@ -674,7 +686,16 @@ def _read_deletion(
     scope = _scope(header, grammar, hunk.old.lines)
     enclosing = owner.name if owner else (scope.name if rows[0] < scope.until else None)
     text = hunk.old.lines[rows[0]].strip()[:120]
-    read.deletions.append(Deletion(read.path, len(rows), enclosing, text))
+    entries = tuple(m.group(1) for r in rows if (m := _ENTRY.fullmatch(hunk.old.lines[r])))
+    entries = entries if len(entries) == len(rows) <= _ENTRIES_SHOWN else ()
+    read.deletions.append(Deletion(read.path, len(rows), enclosing, text, entries))
+
+
+# One entry of a list, a set or a call's arguments on a line of its own: `"VLLM_CPU_KVCACHE",`,
+# `CpuArchEnum.POWERPC,`. Several read as lines of code ("removes the lines that bind CPU
+# threads", vLLM #35119) unless the facts show them as the entries they are.
+_ENTRY = re.compile(r"\s*((?:[A-Za-z_][\w.]*|\"[^\"]*\"|'[^']*'|-?\d[\w.]*)),\s*")
+_ENTRIES_SHOWN = 6
 
 
 _IMPORT = re.compile(r"\s*(import\s|from\s+\S+\s+import\b|#\s*include\b)")
@@ -691,6 +712,7 @@ def _is_import(lines: list[str], row: int) -> bool:
     return bool(re.match(r"from\s+\S+\s+import\s*\($", next(above, "")))
 
 
+_YAML_ITEM = re.compile(r"^-\s+")  # a list item's dash: the item is what follows it
 _YAML_KEY = re.compile(r"^\s*(?:-\s+)?([\w.-]+):(?:\s|$)")
 
 
@@ -748,7 +770,12 @@ def _definitions(read: _FileRead) -> tuple[list[Definition], list[SignatureChang
             if name not in named:
                 defs.append(Definition(path, name, kind, change))
                 named.add(name)
-    return defs, sigs
+    # Code changed below the hunk header that names a definition another hunk only reworded
+    # (vLLM #33839: a docstring added in one hunk, the logic rewritten in the next).
+    return [
+        replace(d, change="changed") if d.change == "reworded" and d.name in read.enclosing else d
+        for d in defs
+    ], sigs
 
 
 def _opened_changes(read: _FileRead, known: set[str]) -> list[SignatureChange]:
@@ -1144,17 +1171,17 @@ class _HunkBlocks:
     """A hunk's change blocks, read once for all of its removed runs."""
 
     removed: dict[int, int]  # each removed row's block
-    added: dict[int, set[str]]  # each block's added lines, normalized
+    added: dict[int, list[str]]  # each block's added lines, normalized, in order
     firsts: dict[int, int]  # each block's first added row
     unchanged: list[str]  # the unchanged lines, in order
 
     @classmethod
     def of(cls, hunk: Hunk) -> _HunkBlocks:
-        added: dict[int, set[str]] = {}
+        added: dict[int, list[str]] = {}
         firsts: dict[int, int] = {}
         for row, at in change_blocks(hunk.new).items():
             if line := _norm(hunk.new.lines[row]):
-                added.setdefault(at, set()).add(line)
+                added.setdefault(at, []).append(line)
                 firsts.setdefault(at, row)
         unchanged = [line for row, line in enumerate(hunk.old.lines) if row not in hunk.old.changed]
         return cls(change_blocks(hunk.old), added, firsts, unchanged)
@@ -1171,7 +1198,7 @@ def _moved_within(
         passed = blocks.unchanged[min(at, block) : max(at, block)]
         if at == block or not any(_is_code(line) for line in passed):
             continue  # the same block, or only blank lines or comments between: no reorder
-        if sum(t in lines for t in texts) >= _MOVED_SHARE * len(texts):
+        if _kept_together(texts, lines):
             old = _enclosing(path, hunk, hunk.old, run[0])
             new = _enclosing(path, hunk, hunk.new, blocks.firsts[at])
             # Only within one definition is it the same code run in another order; into
@@ -1183,6 +1210,16 @@ def _moved_within(
                 passed=_first_statement(passed) if within else "",
             )  # fmt: skip
     return None
+
+
+def _kept_together(texts: list[str], lines: list[str]) -> bool:
+    """Most of a removed run's lines added again in their order, and not spread among as
+    many new ones: a tuple of 4 fields rewritten as one of 7 is no block moved (vLLM #35383)."""
+    matches = [m for m in SequenceMatcher(None, texts, lines, autojunk=False).get_matching_blocks() if m.size]
+    if sum(m.size for m in matches) < _MOVED_SHARE * len(texts):
+        return False
+    span = matches[-1].b + matches[-1].size - matches[0].b
+    return span * _MOVED_SHARE <= len(texts)
 
 
 # `try:`, `else:`, a closing bracket: a line that names nothing the reader could look up.
@@ -1210,8 +1247,28 @@ def line_owner(path: str, hunk: Hunk, new: bool, row: int) -> str | None:
     innermost one, qualified by its class (`Request.update_block_hashes`); elsewhere the
     top-level one."""
     side = hunk.new if new else hunk.old
-    inner = _owner(side.lines, row, hunk.header) if path.endswith(".py") else None
-    return inner or _enclosing(path, hunk, side, row)
+    if not path.endswith(".py"):
+        return _enclosing(path, hunk, side, row)
+    if (decorated := _decorated(side.lines, row, hunk.header)) is not None:
+        return decorated  # a decorator is part of what it decorates (a test's parameters)
+    return _owner(side.lines, row, hunk.header) or _enclosing(path, hunk, side, row)
+
+
+def _decorated(lines: list[str], row: int, header: str) -> str | None:
+    """The `def` or `class` a decorator line heads, qualified as `_owner` qualifies."""
+    if not lines[row].lstrip().startswith("@"):
+        return None
+    indent = len(lines[row]) - len(lines[row].lstrip())
+    for r in range(row + 1, len(lines)):
+        text = lines[r].lstrip()
+        depth = len(lines[r]) - len(text)
+        if not text or depth > indent or text[:1] in ")]}@":
+            continue  # a decorator's arguments over several lines, or the next decorator
+        if depth < indent or not (m := _PY_HEADER.match(text)):
+            return None
+        outer = (_owner(lines, r, header) or _class_named(header)) if depth else None
+        return f"{outer}.{m.group(2)}" if outer else m.group(2)
+    return None
 
 
 def _edits(path: str, hunks: list[Hunk], prose: bool = False) -> list[LineEdit]:
@@ -1228,6 +1285,11 @@ def _edits(path: str, hunks: list[Hunk], prose: bool = False) -> list[LineEdit]:
         e for e in file_edits(path, ((h.old, h.new) for h in hunks), where, prose, imports)
         if not _IMPORT.match(e.old) and not _IMPORT.match(e.new)
     ]  # fmt: skip
+
+
+def _class_named(header: str) -> str | None:
+    m = _PY_HEADER.match(header)
+    return m.group(2) if m and m.group(1) == "class" else None
 
 
 def _owner(lines: list[str], row: int, header: str) -> str | None:
@@ -1247,9 +1309,8 @@ def _owner(lines: list[str], row: int, header: str) -> str | None:
         indent = depth
         if depth == 0:
             break
-    outer = _PY_HEADER.match(header)
-    if names and indent > 0 and outer and outer.group(1) == "class":
-        names.insert(0, outer.group(2))
+    if names and indent > 0 and (outer := _class_named(header)):
+        names.insert(0, outer)
     return ".".join(names) or None
 
 
@@ -1289,8 +1350,13 @@ def extract_facts(pr: PullRequest) -> ChangeFacts:
         budget -= min(len(f.patch), PATCH_CHARS)
         grammar = _grammar_for(f, kind)
         if grammar is not None and grammar.name == "yaml":
-            # Its keys and list items say what a deletion-only hunk would.
+            # Its keys and list items say what a deletion-only hunk would; a line edited in
+            # place (a CI command given another flag) is an edit as in code.
             settings += _yaml_settings(f, grammar, ci=kind == "CI")
+            edits += [
+                replace(e, old=_YAML_ITEM.sub("", e.old), new=_YAML_ITEM.sub("", e.new))
+                for e in _edits(f.filename, parse_hunks(f.patch))
+            ]
             continue
         read = _read_file(f, grammar)
         found, changed = _definitions(read)
@@ -1427,6 +1493,9 @@ def _deletion_lines(deletions: tuple[Deletion, ...]) -> Iterator[_Line]:
     for (lines, text), places in same.items():
         what = _code(text or "", 80) if lines == 1 else f"{lines} lines"
         first = f" starting {_code(text, 60)}" if lines > 1 and text else ""
+        if lines > 1 and places[0].entries:
+            shown = ", ".join(map(_code, places[0].entries))
+            what, first = f"{lines} entries", f" ({shown})"
         where = ", ".join(
             f"{_code(d.enclosing)} ({d.file})" if d.enclosing else d.file for d in places[:5]
         )

@@ -37,6 +37,7 @@ from summarizer.claims import CODE_SPAN, diff_lines, grounded_names, pr_corpus
 from summarizer.facts import (
     ChangeFacts,
     Definition,
+    Deletion,
     MovedLines,
     SignatureChange,
     param_name,
@@ -224,6 +225,8 @@ def change_sentence(facts: ChangeFacts, told: set[str | None] | None = None) -> 
     not named as changed: a sentence of their edits says more."""
     facts = _code_that_runs_first(facts)
     moved = moved_names(facts)
+    strings = _strings_removed(facts)
+    told = (told or set()) | {d.enclosing for d in strings}  # "from `f`" says `f` changes
     phrases = [
         _moves_phrase(facts, across_files=False),
         phrase("removes", named_definitions(facts.of("removed"), moved)),
@@ -233,6 +236,7 @@ def change_sentence(facts: ChangeFacts, told: set[str | None] | None = None) -> 
             code(s.name) for s in sorted(facts.signatures, key=lambda s: s.retyped_only)
         ]),  # fmt: skip
         phrase("removes", [setting_named(s) for s in settings_of(facts, "removed")]),
+        phrase("removes", [_strings_named(d) for d in strings]),
         phrase("adds", [setting_named(s) for s in settings_of(facts, "added")]),
         phrase("changes", [
             code(d.name) for d in facts.of("changed")
@@ -247,10 +251,27 @@ def change_sentence(facts: ChangeFacts, told: set[str | None] | None = None) -> 
     return f"The diff {'; '.join(kept)}." if kept[0] else ""
 
 
+def _strings_removed(facts: ChangeFacts) -> list[Deletion]:
+    """Strings a list loses, with nothing in their place: names it holds as data, which a
+    small model read as code ("removes the lines that bind CPU threads", vLLM #35119)."""
+    return [
+        d for d in facts.deletions
+        if d.entries and all(e[:1] in "\"'" for e in d.entries) and not is_support_file(d.file)
+    ]  # fmt: skip
+
+
+def _strings_named(d: Deletion) -> str:
+    """ "the strings `"A"` and `"B"` from `f` (`a.py`)" """
+    kind = "strings" if len(d.entries) > 1 else "string"
+    return f"the {kind} {listed([code(e) for e in d.entries])} from {_place(d.file, d.enclosing)}"
+
+
 def _code_that_runs_first(facts: ChangeFacts) -> ChangeFacts:
     """The facts' definitions and signatures of the code that runs, when it has any: a test's
     helpers named as what the diff adds hide the change they test (vLLM #34874)."""
-    defs = [d for d in facts.definitions if not is_support_file(d.file)]
+    # Comments reworded in the code that runs are not what such a PR is about (vLLM #34274
+    # gives a CI command another test to run, and rewords a comment in passing).
+    defs = [d for d in facts.definitions if not is_support_file(d.file) and d.change != "reworded"]
     signatures = running_signatures(facts)
     if not defs and not signatures:
         return facts
@@ -304,6 +325,8 @@ def _readable_core(e: LineEdit) -> tuple[str, str]:
         # "`6.4.3` becomes `7.0.2`" leaves out whose version it is: `amdsmi==6.4.3` says.
         pairs.reverse()
     for old, new in pairs:
+        if e.new.strip() and not new.strip():
+            continue  # a flag dropped from a command: "`x` becomes ``" says nothing; lines do
         # An item of a list or call (`x=1,`, `, "plotly"`) stands on its own, and so does a
         # call whose arguments follow (`self.gate = GateLinear(`).
         if not any(_cut(part.strip().strip(",").removesuffix("(")) for part in (old, new) if part):
@@ -320,8 +343,11 @@ def _small_edits(facts: ChangeFacts, pr: PullRequest) -> list[LineEdit]:
 
 
 def _quotes(text: str, e: LineEdit) -> bool:
+    """The text quotes the edit's new side, its core or its readable core (an empty core,
+    as where a token is dropped, quotes nothing)."""
     squeezed = " ".join(text.split())
-    return " ".join(core(e)[1].split()) in squeezed
+    news = {" ".join(core(e)[1].split()), " ".join(_readable_core(e)[1].split())}
+    return any(new and new in squeezed for new in news)
 
 
 def edit_sentence(edits: list[LineEdit]) -> str:

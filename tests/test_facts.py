@@ -189,6 +189,28 @@ def test_a_deletion_only_hunk_names_the_function_it_was_in() -> None:
     ) in render_facts(facts)
 
 
+def test_entries_removed_from_a_list_are_named_each_not_as_lines_of_code() -> None:
+    # vLLM #35119 drops three variable names from the list of those the compile cache
+    # ignores; "3 lines starting ..." let the model write "removes the lines that bind CPU
+    # threads and reserve CPU cores".
+    patch = """\
+@@ -1752,8 +1752,5 @@ def compile_factors() -> dict[str, object]:
+         "VLLM_CPU_KVCACHE_SPACE",
+-        "VLLM_CPU_OMP_THREADS_BIND",
+-        "VLLM_CPU_NUM_OF_RESERVED_CPU",
+         "VLLM_CPU_MOE_PREPACK",
+-        "VLLM_CPU_SGL_KERNEL",
+         "VLLM_TEST_FORCE_LOAD_FORMAT",
+"""
+    facts = extract_facts(pr_of(changed("vllm/envs.py", patch)))
+    assert (
+        'Removed with nothing added in their place: 3 entries (`"VLLM_CPU_OMP_THREADS_BIND"`, '
+        '`"VLLM_CPU_NUM_OF_RESERVED_CPU"`, `"VLLM_CPU_SGL_KERNEL"`) in `compile_factors` '
+        "(vllm/envs.py)"
+    ) in render_facts(facts)
+    assert facts_from_json(facts_to_json(facts)) == facts
+
+
 def test_a_function_moved_to_another_module_is_moved_not_added() -> None:
     removed = """\
 @@ -1,9 +1,4 @@
@@ -374,6 +396,36 @@ def test_lines_moved_within_one_function_are_reordered_not_added() -> None:
     ) in render_facts(facts)
     assert facts_from_json(facts_to_json(facts)) == facts
 
+
+
+def test_a_tuple_rebuilt_with_more_fields_earlier_in_the_function_is_not_reordered() -> None:
+    # vLLM #35383: a state tuple of 4 fields becomes one of 7, set before the early return;
+    # the facts said "Reordered: 6 unchanged lines", though no line order survives.
+    patch = """\
+@@ -985,12 +966,16 @@ class GPUModelRunner:
+         output = self.kv_connector.post_forward(scheduler_output)
++        self.state = (
++            input_batch,
++            model_inputs,
++            attn_metadata,
++            hidden_states,
++            aux_hidden_states,
++            output,
++        )
+
+         if not self.is_last_pp_rank:
+             return hidden_states
+         assert isinstance(hidden_states, torch.Tensor)
+-        self.state = (
+-            hidden_states,
+-            aux_hidden_states,
+-            input_batch,
+-            output,
+-        )
+         return None
+"""
+    facts = extract_facts(pr_of(changed("vllm/v1/worker/gpu/model_runner.py", patch)))
+    assert facts.moved_lines == ()
 
 def test_lines_wrapped_in_a_new_block_are_not_moved() -> None:
     wrapped = """\
@@ -774,6 +826,47 @@ def test_a_cpp_comment_reworded_inside_a_function_is_reworded() -> None:
 """
     facts = extract_facts(pr_of(changed("csrc/launch.cu", patch)))
     assert [(d.name, d.change) for d in facts.definitions] == [("launch", "reworded")]
+
+
+def test_a_function_given_a_docstring_in_one_hunk_and_new_logic_in_the_next_is_changed() -> None:
+    # vLLM #33839: the facts said "Comments or docstrings only in" the function whose return
+    # rule the PR rewrites, below a hunk header that names it.
+    patch = '''\
+@@ -60,4 +60,5 @@ CONFIG = {}
+ def should_use(size: int) -> bool:
++    """Whether the symmetric-memory path pays off for `size`."""
+     from vllm.allocator import enabled
+
+@@ -80,5 +81,5 @@ def should_use(size: int) -> bool:
+     if not enabled():
+         return False
+-    return size >= THRESHOLD
++    return size <= LOWER or size >= UPPER
+
+'''
+    facts = extract_facts(pr_of(changed("vllm/comm.py", patch)))
+    assert [(d.name, d.change) for d in facts.definitions] == [("should_use", "changed")]
+
+
+def test_a_comment_at_column_0_above_new_tests_is_not_in_the_test_the_hunk_header_names() -> None:
+    # vLLM #35283: a block comment above the added tests read as a comment changed inside
+    # `test_invocations`, the test that happens to end just above it.
+    patch = """\
+@@ -815,3 +821,12 @@ async def test_invocations(server):
+
+     assert chat_output.keys() == invocation_output.keys()
+     assert chat_output["choices"] == invocation_output["choices"]
++
++
++# Test the n parameter for chat completions (issue #34305).
++
++
++@pytest.mark.asyncio
++async def test_n_parameter(client):
++    assert len((await client.create(n=3)).choices) == 3
+"""
+    facts = extract_facts(pr_of(changed("tests/test_chat.py", patch)))
+    assert [(d.name, d.change) for d in facts.definitions] == [("test_n_parameter", "added")]
 
 
 def test_a_function_moved_unchanged_within_its_file_is_not_changed() -> None:

@@ -249,6 +249,27 @@ def test_a_class_said_modified_where_only_its_docstrings_change_gives_way_to_the
     assert told.what_changed in finished(DOCS_ONLY, told).what_changed
 
 
+def test_a_comment_reworded_in_passing_does_not_lead_where_code_changes():
+    # vLLM #35413 fixes `Qwen3NextForCausalLM`'s mapping and rewords a comment elsewhere; the
+    # lead said only "rewords only comments or docstrings in `Qwen3NextGatedDeltaNet`".
+    pr = pr_of("[Bugfix] Fix packed_modules_mapping",
+        ChangedFile("vllm/models/qwen3_next.py", additions=3, deletions=2, patch=(
+            "@@ -10,4 +10,4 @@ class Qwen3NextGatedDeltaNet:\n"
+            "     def forward(self, x):\n"
+            "-        # project\n"
+            "+        # project the input\n"
+            "         return self.proj(x)\n"
+            "@@ -90,4 +90,5 @@ class Qwen3NextForCausalLM:\n"
+            "     packed_modules_mapping = {\n"
+            '-        "qkv_proj": ["q_proj", "k_proj"],\n'
+            '+        "qkv_proj": ["q_proj", "k_proj", "v_proj"],\n'
+            '+        "in_proj": ["in_proj_qkvz", "in_proj_ba"],\n'
+            "     }\n")))  # fmt: skip
+    out = finished(pr, sections(what="The PR fixes the mapping."))
+    assert "rewords" not in out.what_changed
+    assert "`Qwen3NextForCausalLM`" in out.what_changed
+
+
 def test_a_yaml_list_item_is_named_by_its_value_in_what_callers_see():
     # A list item has no key: vLLM #33810's sentence read "adds the YAML list item ``".
     pr = pr_of("Add batch specs", ChangedFile("benchmarks/configs/standard.yaml", additions=1,

@@ -84,6 +84,33 @@ def test_a_line_changed_in_place_is_quoted_whole_with_the_method_it_is_in():
     ]
 
 
+def test_a_decorator_edited_in_place_is_an_edit_of_what_it_decorates():
+    # vLLM #35354: the test's parameters changed above it, and the model named the test the
+    # hunk header shows, the one above, as the test the PR edits.
+    params = changed("tests/lora/test_layers.py", """\
+@@ -469,7 +469,7 @@ def test_lm_head_logits_processor(
+
+
+ @torch.inference_mode()
+-@pytest.mark.parametrize("vocab_size", [512, 32000, 258049])
++@pytest.mark.parametrize("vocab_size", [258049])
+ @pytest.mark.parametrize(
+     "device", DEVICES
+ )
+ def test_invalid_vocab_size(vocab_size, device):
+""")
+    cached = changed("vllm/config/model.py", """\
+@@ -1,4 +1,4 @@ class ModelConfig:
+-    @property
++    @cached_property
+     def is_encoder_decoder(self) -> bool:
+         return self.hf_config.is_encoder_decoder
+""")
+    assert {e.enclosing for e in extract_facts(pr_of(params, cached)).edits} == {
+        "test_invalid_vocab_size", "ModelConfig.is_encoder_decoder",
+    }  # fmt: skip
+
+
 def test_the_facts_block_shows_each_edit_as_the_diff_has_it():
     block = render_facts(extract_facts(pr_of(RELAXED_TEST)))
     assert (
@@ -203,6 +230,47 @@ def test_a_small_change_leads_with_the_line_it_turns_on():
     )
     # The definition the edit is in is not named again as merely "changed".
     assert "The diff changes `test_mcp_tool_call`" not in what
+
+
+# vLLM #34274: a CI step runs the whole test file where it ran the deep_gemm cases only.
+CI_COMMAND = changed(".buildkite/test_areas/kernels.yaml", (
+    "@@ -60,5 +60,5 @@ steps:\n"
+    "   commands:\n"
+    "-  - pytest -v -s kernels/quantization/test_block_fp8.py -k deep_gemm\n"
+    "+  - pytest -v -s kernels/quantization/test_block_fp8.py\n"
+    "   - pytest -v -s kernels/quantization/test_nvfp4_quant.py\n"
+))  # fmt: skip
+# vLLM #35289: a tuple shard id now takes the fused branch; the loop reads a local slice.
+SHARD_IDS = changed("vllm/model_executor/layers/linear.py", (
+    "@@ -640,9 +640,9 @@ class MergedColumnParallelLinear(ColumnParallelLinear):\n"
+    "     def weight_loader(self, param, loaded_weight, loaded_shard_id=None):\n"
+    "-        if loaded_shard_id is None:\n"
+    "+        if loaded_shard_id is None or isinstance(loaded_shard_id, tuple):\n"
+    "             shard_offsets = []\n"
+    "-            for i, output_size in enumerate(self.output_sizes):\n"
+    "+            for i, output_size in enumerate(output_sizes):\n"
+    "                 shard_offsets.append((i, output_size))\n"
+))  # fmt: skip
+
+
+def test_a_flag_dropped_from_a_ci_command_is_said_with_the_whole_command():
+    what = finished(pr_of(CI_COMMAND)).what_changed
+    assert what.startswith(
+        "In `.buildkite/test_areas/kernels.yaml`, `pytest -v -s "
+        "kernels/quantization/test_block_fp8.py -k deep_gemm` becomes `pytest -v -s "
+        "kernels/quantization/test_block_fp8.py`."
+    )
+
+
+def test_an_edit_that_only_drops_a_token_does_not_silence_the_others():
+    # "`self.` becomes ``" was taken as quoted by any text at all, so neither edit was said.
+    said = SummarySections("It handles multiple shard IDs.", "", "", "")
+    what = finished(pr_of(SHARD_IDS), said).what_changed
+    assert what.startswith(
+        "In `MergedColumnParallelLinear.weight_loader`, `or isinstance(loaded_shard_id, tuple)` "
+        "is added; in `MergedColumnParallelLinear.weight_loader`, `for i, output_size in "
+        "enumerate(self.output_sizes):` becomes `for i, output_size in enumerate(output_sizes):`."
+    )
 
 
 def test_the_same_replacement_twice_is_said_once_with_its_count():

@@ -4,7 +4,9 @@ whole enough to read:
 - a test named by the hunk header above the one the PR changes, misspelled (vLLM #34990);
 - a function "modified to include a new parameter" when only a call to it changes (#34906);
 - a parameter "removed" when a call now passes it another value (#35156);
-- an edit quoted by a piece cut inside an expression: "`return` becomes `quant_config =`"."""
+- an edit quoted by a piece cut inside an expression: "`return` becomes `quant_config =`";
+- a name the diff has only in a string called a function, or strings a list loses called
+  code that acts (#35119)."""
 
 from __future__ import annotations
 
@@ -291,3 +293,50 @@ def test_a_new_method_is_not_claimed_where_the_diff_defines_nothing():
     ]
     # Where the diff defines one, the facts name it; the claim may stand.
     assert explanations(XET, said("It adds a new function for Xet.", "Downloads.")) == []
+
+
+# vLLM #35119: three variables leave the list of those the compile cache ignores.
+IGNORED = pr_of("[compile] Invalidate cache for cpu flags", ChangedFile(
+    "vllm/envs.py", additions=0, deletions=3, patch=(
+        "@@ -1752,8 +1752,5 @@ def compile_factors() -> dict[str, object]:\n"
+        '         "VLLM_CPU_KVCACHE_SPACE",\n'
+        '-        "VLLM_CPU_OMP_THREADS_BIND",\n'
+        '-        "VLLM_CPU_NUM_OF_RESERVED_CPU",\n'
+        '         "VLLM_CPU_MOE_PREPACK",\n'
+        '-        "VLLM_CPU_SGL_KERNEL",\n')))  # fmt: skip
+
+
+def test_a_name_the_diff_has_only_as_a_string_is_not_a_function():
+    sections = said(
+        "The diff removes three entries from `compile_factors`.",
+        "`VLLM_CPU_OMP_THREADS_BIND` and `VLLM_CPU_NUM_OF_RESERVED_CPU` are functions that "
+        "control the binding of CPU threads.",
+    )
+    assert explanations(IGNORED, sections) == [
+        f"calls `{name}` a function, method or class, but the diff has it only as a string"
+        for name in ("VLLM_CPU_OMP_THREADS_BIND", "VLLM_CPU_NUM_OF_RESERVED_CPU")
+    ]
+
+
+def test_a_function_the_diff_calls_may_be_called_a_function():
+    sections = said("The diff removes entries.", "The function `compile_factors` is changed.")
+    assert explanations(IGNORED, sections) == []
+
+
+def test_strings_removed_from_a_list_are_not_code_that_acts():
+    sections = said(
+        "The PR changes `compile_factors` to remove the lines that bind CPU threads.",
+        "It affects `compile_factors`.",
+    )
+    assert explanations(IGNORED, sections) == [
+        "says the PR removes code that acts, but all it removes is strings in a list"
+    ]
+
+
+def test_the_strings_a_list_loses_lead_what_changed():
+    finished = finish(said("The PR invalidates a cache."), IGNORED, extract_facts(IGNORED))
+    assert finished.what_changed.startswith(
+        'The diff removes the strings `"VLLM_CPU_OMP_THREADS_BIND"`, '
+        '`"VLLM_CPU_NUM_OF_RESERVED_CPU"` and `"VLLM_CPU_SGL_KERNEL"` from `compile_factors` '
+        "(`vllm/envs.py`)."
+    )
