@@ -351,8 +351,24 @@ def _python_source(side: Side) -> bytes:
     otherwise make the whole fragment one error node, and the function it changes is lost
     (vLLM #34990's skipped test). Rows keep their numbers."""
     source = _docstring_tail_blanked(side)
-    closers = unclosed(source.decode("utf-8", "replace"))
-    return source + closers.encode() + b"\n" if closers else source
+    text = source.decode("utf-8", "replace")
+    closers = unclosed(text)
+    if not closers:
+        return source
+    return source + closers.encode() + _open_def_body(text).encode() + b"\n"
+
+
+_DEF_OPENED = re.compile(r"^([ \t]*)(?:async\s+)?def\s+\w+\s*\(", re.MULTILINE)
+
+
+def _open_def_body(text: str) -> str:
+    """What a `def` whose parameter list the fragment ends inside needs after its `)` to be
+    a function: vLLM #35383's hunk adds two parameters to `propose` and ends before its `)`,
+    and its signature change was lost."""
+    opened = list(_DEF_OPENED.finditer(text))
+    if not opened or not unclosed(text[opened[-1].end() - 1 :]).endswith(")"):
+        return ""
+    return f":\n{opened[-1].group(1)}    pass"
 
 
 _CONDITIONAL = re.compile(r"\s*#\s*(?:if|ifdef|ifndef|elif|else|endif)\b")
@@ -1039,7 +1055,10 @@ def _moves(
             continue
         for t in defs:
             key = (d.file, short_name(d.name), short_name(t.name))
-            if t.change == "added" and id(t) not in paired and t.kind == d.kind and key in renamed:
+            if (
+                t.change == "added" and id(t) not in paired and t.kind == d.kind
+                and t.file == d.file and key in renamed
+            ):  # fmt: skip
                 moves.append(Move(d.kind, d.name, d.file, t.name, t.file))
                 paired.update((id(d), id(t)))
                 break

@@ -752,7 +752,11 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
         )  # fmt: skip
     # Parameters added with defaults ask nothing of a caller, and a kernel's constexprs are
     # its launcher's (`required_params`).
-    if demanding := [s for s in running_signatures(facts) if _asks_callers(s, kwargs_took=False)]:
+    demanding = [
+        s for s in running_signatures(facts)
+        if _asks_callers(s, kwargs_took=False) and not _called_by_python(s.name)
+    ]  # fmt: skip
+    if demanding:
         s = demanding[0]
         new = f" `{s.new}`"
         if len(s.new) > 100 and (s.new_params or s.dropped_params):
@@ -852,6 +856,16 @@ _CUT = re.compile(r"^\s*[.+\-*/%,)\]}&|]|[.+\-*/%,(\[{&|=]\s*$")
 
 def _cut(text: str) -> bool:
     return bool(_CUT.search(text))
+
+
+def _called_by_python(name: str) -> bool:
+    """A hook Python itself calls (`__post_init__` with a dataclass's `InitVar`s, `__exit__`):
+    no caller's code passes its arguments (vLLM #34120 adds an `InitVar` and its parameter)."""
+    short = name.rsplit(".", 1)[-1]
+    return short.startswith("__") and short.endswith("__") and short not in _CALLED_DUNDERS
+
+
+_CALLED_DUNDERS = ("__init__", "__new__", "__call__")
 
 
 def _asks_callers(s: SignatureChange, kwargs_took: bool = True) -> bool:

@@ -110,6 +110,51 @@ def test_a_python_function_added_one_removed_and_a_method_signature_changed() ->
     assert block.splitlines()[-1] == "Files: 1 source"
 
 
+def test_parameters_added_in_a_hunk_that_ends_inside_the_signature_change_it() -> None:
+    # vLLM #35383: `propose` gains two parameters ahead of `last_hidden_states`, and the
+    # hunk ends before the `)`; callers passing by position are what a reviewer checks.
+    patch = """\
+@@ -182,6 +182,8 @@ class EagleSpeculator:
+     def propose(
+         self,
+         input_batch: InputBatch,
++        attn_metadata: dict[str, Any],
++        slot_mappings: dict[str, torch.Tensor],
+         # [num_tokens, hidden_size]
+         last_hidden_states: torch.Tensor,
+"""
+    facts = extract_facts(pr_of(changed("vllm/spec_decode/eagle.py", patch)))
+    assert [(s.name, s.added_params) for s in facts.signatures] == [
+        ("EagleSpeculator.propose",
+         ("attn_metadata: dict[str, Any]", "slot_mappings: dict[str, torch.Tensor]")),
+    ]  # fmt: skip
+
+
+def test_a_def_renamed_in_place_is_renamed_in_its_own_file() -> None:
+    # vLLM #33724 renames the op's Python wrapper and its C++ kernel; the wrapper's rename
+    # was paired with the kernel's file, as "moves `get_pplx_data` to `csrc/ops.cu`".
+    python = changed("vllm/_custom_ops.py", """\
+@@ -988,5 +988,5 @@ def shuffle_rows(x):
+     return output
+
+
+-def get_pplx_data(
++def get_batched_data(
+     expert_offsets: torch.Tensor,
+""")
+    kernel = changed("csrc/ops.cu", """\
+@@ -10,3 +10,3 @@
+-void get_pplx_data(torch::Tensor& expert_offsets) {
++void get_batched_data(torch::Tensor& expert_offsets) {
+   run(expert_offsets);
+ }
+""")
+    facts = extract_facts(pr_of(kernel, python))
+    assert [(m.old_file, m.new_file) for m in facts.moves if m.old_file.endswith(".py")] == [
+        ("vllm/_custom_ops.py", "vllm/_custom_ops.py")
+    ]
+
+
 def test_a_change_inside_a_method_names_the_class_from_the_hunk_header() -> None:
     # git's hunk header holds the nearest line at column 0 above the hunk: the class, not the
     # method. The facts say only what that shows.

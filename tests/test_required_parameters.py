@@ -253,3 +253,21 @@ def test_a_parameter_that_kwargs_took_before_is_no_new_requirement_only_a_new_si
         "Every caller of `MambaManager.__init__` must match its new signature "
         "`(self, spec: MambaSpec, block_pool: BlockPool, **kwargs) -> None`."
     )
+
+
+def test_a_hook_python_calls_asks_nothing_of_callers():
+    # vLLM #34120 adds an `InitVar` and the `__post_init__` parameter that receives it: the
+    # dataclass passes it, and "every caller of `ModelConfig.__post_init__`" is nobody.
+    post_init = ChangedFile("pkg/config/model.py", additions=2, deletions=0, patch=(
+        "@@ -297,6 +297,7 @@ class ModelConfig:\n"
+        "     multimodal_config: MultiModalConfig | None = None\n"
+        "+    language_model_only: InitVar[bool] = False\n"
+        "@@ -411,6 +412,7 @@ class ModelConfig:\n"
+        "     def __post_init__(\n"
+        "         self,\n"
+        "+        language_model_only: bool,\n"
+        "         limit_mm_per_prompt: dict[str, int] | None,\n"
+    ))  # fmt: skip
+    pr = pr_of(post_init)
+    assert [s.name for s in extract_facts(pr).signatures] == ["ModelConfig.__post_init__"]
+    assert "Every caller" not in risk_sentence(extract_facts(pr), pr)
