@@ -1,11 +1,13 @@
 """What a change does to cases that worked before, said as the concern a reviewer raises.
 
 The facts say what changed; a reviewer's question is who now gets something different.
-Four changes answer it by themselves, exactly, from the diff:
+Five changes answer it by themselves, exactly, from the diff:
 - a default flipped (vLLM #34924): everyone who never set the variable gets the new value on
   upgrade, and setting the old one back is the way out;
 - a branch's condition edited (#35354): the cases only the dropped part caught no longer
   take the branch (summarizer/conditions.py);
+- lines that ran every time put under a new `if` (#35125): the cases where it does not hold
+  skip them now (summarizer/guards.py);
 - a cache added or removed (#35099): a value computed once is not computed again when what
   it reads changes (summarizer/caching.py);
 - a sequence now sorted into itself (#34190): what relied on the order it was given in sees
@@ -23,6 +25,7 @@ from summarizer.caching import CacheChange, caches_changed
 from summarizer.checks import flipped_defaults
 from summarizer.conditions import ConditionChange, conditions_changed
 from summarizer.facts import ChangeFacts
+from summarizer.guards import guarded_lines, new_guards
 from summarizer.ordering import now_sorted
 from summarizer.wording import code, listed
 
@@ -36,9 +39,12 @@ class BehaviourRisk:
 
 
 def behaviour_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
-    """The first of: a default flipped, a condition edited, a cache added or removed, a
-    sequence now sorted."""
-    return default_risk(facts) or condition_risk(pr) or cache_risk(pr) or order_risk(pr)
+    """The first of: a default flipped, a condition edited, lines put under a new `if`, a
+    cache added or removed, a sequence now sorted."""
+    return (
+        default_risk(facts) or condition_risk(pr) or guard_risk(pr) or cache_risk(pr)
+        or order_risk(pr)
+    )  # fmt: skip
 
 
 def default_risk(facts: ChangeFacts) -> BehaviourRisk | None:
@@ -107,6 +113,19 @@ def _returned_sentence(c: ConditionChange, where: str) -> str:
     return (
         f"{where}, the value returned is no longer true where only {quoted} holds: such a "
         "case now gets a false value."
+    )
+
+
+def guard_risk(pr: PullRequest) -> BehaviourRisk | None:
+    """Lines that ran every time and now run only under a new `if`."""
+    if not (guards := new_guards(pr)):
+        return None
+    g = guards[0]
+    where = f"In {code(g.enclosing)}" if g.enclosing else f"In `{g.file}`"
+    return BehaviourRisk(
+        f"{where}, {guarded_lines(g)} ran every time before and now run only if "
+        f"{code(g.condition)}: a case where it does not hold now skips them.",
+        tuple(n for n in (g.enclosing, g.condition) if n),
     )
 
 

@@ -1253,11 +1253,15 @@ def _first_statement(lines: list[str]) -> str:
 def _moved(
     path: str, hunk: Hunk, run: list[int], texts: list[str], new_path: str, new_hunk: Hunk
 ) -> MovedLines:
-    first = min(r for r in new_hunk.new.changed if _norm(new_hunk.new.lines[r]))
+    added = sorted(r for r in new_hunk.new.changed if _norm(new_hunk.new.lines[r]))
+    # Where the run's first line went; a common line (`)`, `break`) may be added elsewhere.
+    first = next((r for r in added if _norm(new_hunk.new.lines[r]) == texts[0]), added[0])
+    # In Python the innermost definition: lines extracted into a new method are said to go
+    # there (vLLM #35422's KV-cache write, into `FlashInferImpl.do_kv_cache_update`).
     return MovedLines(
         len(texts), path, new_path, _first_text(hunk.old, run),
-        _enclosing(path, hunk, hunk.old, run[0]),
-        _enclosing(new_path, new_hunk, new_hunk.new, first),
+        line_owner(path, hunk, False, run[0]),
+        line_owner(new_path, new_hunk, True, first),
     )  # fmt: skip
 
 

@@ -43,6 +43,7 @@ from summarizer.facts import (
     param_name,
     short_name,
 )
+from summarizer.guards import guard_sentence, new_guards
 from summarizer.insight import interface_sentence
 from summarizer.line_edits import LineEdit, core
 from summarizer.raises import raises_added
@@ -81,11 +82,15 @@ def finish(
     edits = edits_to_say(facts, pr, what)
     named = grounded_names(pr, SummarySections(what, "", "", ""), corpus)
     # Named already by the model, or by a sentence of its edits: not "changed" again.
-    told = {e.enclosing for e in _small_edits(facts, pr)} | set(named)
-    sentence = change_sentence(facts, told=told)
+    guards = new_guards(pr)
+    told = {e.enclosing for e in _small_edits(facts, pr)} | {g.enclosing for g in guards}
+    sentence = change_sentence(facts, told=told | set(named))
     if edits:
         # The line a fix turns on, quoted: what a small model most often tells backwards.
         what = f"{edit_sentence(edits)} {what}"
+    if guards and guards[0].condition not in what:
+        # Lines re-added one level deeper read as new code (vLLM #35125's "adds a try-except").
+        what = f"{guard_sentence(guards[0])} {what}"
     if sentence and len(named) < NAMED_ENOUGH:
         what = f"{sentence} {what}"
     elif (moves := move_sentence(facts)) and not _MOVE_WORD.search(what):
@@ -387,11 +392,14 @@ def _moves_said(facts: ChangeFacts, *, across_files: bool) -> list[str]:
     bookkeeping: leading with them buries the change."""
     said = [f"{code(m.old_name)} to {code(m.new_file)}" for m in facts.moves if not m.renamed]
     said += [moved_setting(s) for s in settings_of(facts, "moved")]
+    # Lines taken out into a definition the PR adds are its body: what the new method does.
+    extracted = {d.name for d in facts.of("added")}
     return said or [
         _moved_lines(m)
         for m in facts.moved_lines
         if (m.reordered and not is_support_file(m.old_file))
         or (across_files and m.old_file != m.new_file)
+        or (m.new_enclosing in extracted and not is_support_file(m.new_file))
     ]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from bot.core.models import ChangedFile, PullRequest
+from bot.core.models import ChangedFile, PullRequest, SummarySections
 from summarizer.facts import (
     ChangeFacts,
     Definition,
@@ -18,6 +18,7 @@ from summarizer.facts import (
     facts_to_json,
     render_facts,
 )
+from summarizer.finishing import finish
 
 
 def pr_of(*files: ChangedFile, changed_files: int | None = None) -> PullRequest:
@@ -934,3 +935,46 @@ def test_a_function_moved_unchanged_within_its_file_is_not_changed() -> None:
     facts = extract_facts(pr_of(changed("tools/gen_docs.py", patch)))
     assert facts.definitions == ()
     assert [m.text for m in facts.moved_lines] == ["def get_path(name: str) -> str:"]
+
+
+# vLLM #35422: the KV-cache write leaves `forward` for a new method of the same class.
+EXTRACTED = """\
+@@ -1330,12 +1332,5 @@ class FlashInferImpl(AttentionImpl):
+         num_actual_tokens = attn_metadata.num_actual_tokens
+
+-        if self.kv_sharing_target_layer_name is None:
+-            torch.ops._C_cache_ops.reshape_and_cache_flash(
+-                key,
+-                value,
+-                kv_cache[:, 0],
+-                kv_cache[:, 1],
+-            )
+-
+         query = query[:num_actual_tokens]
+@@ -1599,3 +1584,14 @@ class FlashInferImpl(AttentionImpl):
+         return output_padded
+
++    def do_kv_cache_update(self, layer, key, value, kv_cache, slot_mapping):
++        if self.kv_sharing_target_layer_name is None:
++            torch.ops._C_cache_ops.reshape_and_cache_flash(
++                key,
++                value,
++                kv_cache[:, 0],
++                kv_cache[:, 1],
++            )
++
+"""
+
+
+def test_lines_taken_out_into_a_new_method_are_said_to_move_into_it() -> None:
+    path = "vllm/v1/attention/backends/flashinfer.py"
+    pr = pr_of(changed(path, EXTRACTED))
+    facts = extract_facts(pr)
+    assert [(m.old_enclosing, m.new_enclosing) for m in facts.moved_lines] == [
+        ("FlashInferImpl", "FlashInferImpl.do_kv_cache_update")
+    ]
+    what = finish(SummarySections("It adds a method.", "", "", ""), pr, facts).what_changed
+    assert what.startswith(
+        f"The diff moves 7 unchanged lines from `FlashInferImpl` (`{path}`) to "
+        f"`FlashInferImpl.do_kv_cache_update` (`{path}`); adds `FlashInferImpl.do_kv_cache_update`."
+    )

@@ -1,0 +1,109 @@
+"""Code put under a new `if`: what ran every time now runs only when the condition holds.
+
+A fix often narrows where a step applies: vLLM #35125 moves the permutation of `test_shape`
+under `if has_layers_dim:`, so the non-cross-layer case no longer permutes. The diff shows
+the step's lines removed and added again one level deeper; the small model read them as
+"adds a try-except block". Code can say exactly what happened, and a reviewer's question
+follows from it: in the cases where the condition is false, was that step needed?
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+from bot.core.models import PullRequest
+from summarizer.code_hunks import code_hunks
+from summarizer.facts import line_owner
+from summarizer.hunks import Hunk, Side
+from summarizer.line_edits import change_blocks
+
+_IF = re.compile(r"^(?P<indent>[ \t]*)if\s+(?P<cond>.+?):\s*(?:#.*)?$")
+_ELSE = re.compile(r"^[ \t]*(?:else|elif\b.*):\s*(?:#.*)?$")
+_GUARDED_AT_LEAST = 2  # lines of code: one line re-indented is an edit, not a step
+_SHARE = 0.8  # of the removed code lines found again under the new `if`
+_CONDITION_CHARS = 80  # a longer condition is not quoted: it would be the sentence
+
+
+@dataclass(frozen=True)
+class NewGuard:
+    """Lines that ran unconditionally and now run only under a new `if condition:`."""
+
+    file: str
+    enclosing: str | None
+    condition: str
+    lines: int  # lines of code now under the condition
+    first: str  # the first of them
+
+
+def guarded_lines(g: NewGuard) -> str:
+    """ "the 8 lines starting `try:`" """
+    return f"the {g.lines} lines starting `{g.first}`"
+
+
+def guard_sentence(g: NewGuard) -> str:
+    """ "In `f`, the diff puts the 8 lines starting `try:` under a new `if ok:`." """
+    where = f"In `{g.enclosing}`" if g.enclosing else f"In `{g.file}`"
+    return f"{where}, the diff puts {guarded_lines(g)} under a new `if {g.condition}:`."
+
+
+def new_guards(pr: PullRequest) -> list[NewGuard]:
+    """Each new `if` of the code that runs (Python) that takes in lines the PR removes from
+    its own level, in diff order."""
+    return [g for path, hunk in code_hunks(pr) for g in _hunk_guards(path, hunk)]
+
+
+def _hunk_guards(path: str, hunk: Hunk) -> list[NewGuard]:
+    old_rows, new_rows = _by_block(hunk.old), _by_block(hunk.new)
+    found: list[NewGuard] = []
+    for block, rows in new_rows.items():
+        removed = [hunk.old.lines[r] for r in old_rows.get(block, [])]
+        for row in rows:
+            m = _IF.match(hunk.new.lines[row])
+            if m is None or len(m.group("cond")) > _CONDITION_CHARS:
+                continue
+            indent = len(m.group("indent"))
+            body, after = _body(hunk.new, rows, row, indent)
+            guarded = _guarded(removed, body, indent)
+            if guarded and not _ELSE.match(after):
+                owner = line_owner(path, hunk, True, row)
+                found.append(NewGuard(path, owner, m.group("cond"), len(guarded), guarded[0]))
+    return found
+
+
+def _by_block(side: Side) -> dict[int, list[int]]:
+    rows: dict[int, list[int]] = defaultdict(list)
+    for row, block in sorted(change_blocks(side).items()):
+        rows[block].append(row)
+    return rows
+
+
+def _body(side: Side, rows: list[int], row: int, indent: int) -> tuple[list[str], str]:
+    """The added lines indented under the `if` at `row`, stripped, and the line after them."""
+    body: list[str] = []
+    for r in rows[rows.index(row) + 1 :]:
+        line = side.lines[r]
+        if line.strip() and _depth(line) <= indent:
+            return body, line
+        body.append(line.strip())
+    return body, ""
+
+
+def _guarded(removed: list[str], body: list[str], indent: int) -> list[str]:
+    """The removed code lines, at the `if`'s own level or below it, found again in its body;
+    [] unless they are most of what was removed and enough to be a step."""
+    code = [line.strip() for line in removed if _is_code(line) and _depth(line) >= indent]
+    if not any(_depth(line) == indent for line in removed if _is_code(line)):
+        return []  # nothing ran at the `if`'s own level: no step was put under it
+    kept = [line for line in code if line in body]
+    return kept if len(kept) >= max(_GUARDED_AT_LEAST, _SHARE * len(code)) else []
+
+
+def _is_code(line: str) -> bool:
+    text = line.strip()
+    return bool(text) and not text.startswith("#")
+
+
+def _depth(line: str) -> int:
+    return len(line) - len(line.lstrip())

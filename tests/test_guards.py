@@ -1,0 +1,81 @@
+"""Lines that ran every time, put under a new `if` by the PR: said as such in what changed,
+and the cases where the condition fails are the risk (vLLM #35125)."""
+
+from __future__ import annotations
+
+from bot.core.models import ChangedFile, PullRequest, SummarySections
+from summarizer.behaviour import behaviour_risk
+from summarizer.facts import extract_facts
+from summarizer.finishing import finish
+from summarizer.guards import NewGuard, new_guards
+
+
+def pr_of(patch: str, path: str = "vllm/v1/kv_offload/worker/cpu_gpu.py") -> PullRequest:
+    files = (ChangedFile(path, "modified", 9, 7, patch),)
+    return PullRequest("o/r", 1, "Fix block size detection", "u", "a", "merged", files=files)
+
+
+# vLLM #35125's shape: the permutation of `test_shape` now applies to cross-layer caches only.
+WRAPPED = """\
+@@ -259,10 +259,14 @@ class CpuGpuOffloadingHandlers:
+                 split_k_and_v = True
+
+-            try:
+-                order = backend.get_kv_cache_stride_order()
+-            except (AttributeError, NotImplementedError):
+-                order = tuple(range(len(gpu_shape)))
+-
+-            # permute test_shape according to stride_order
+-            test_shape = tuple(test_shape[i] for i in order)
++            if has_layers_dim:
++                # the registered shape is the physical layout here
++                try:
++                    order = backend.get_kv_cache_stride_order()
++                except (AttributeError, NotImplementedError):
++                    order = tuple(range(len(gpu_shape)))
++
++                test_shape = tuple(test_shape[i] for i in order)
+
+             block_size_idx = test_shape.index(16)
+"""
+
+
+def test_lines_put_under_a_new_if_are_found_with_their_condition():
+    assert new_guards(pr_of(WRAPPED)) == [
+        NewGuard(
+            "vllm/v1/kv_offload/worker/cpu_gpu.py", "CpuGpuOffloadingHandlers",
+            "has_layers_dim", 5, "try:",
+        )
+    ]  # fmt: skip
+
+
+def test_what_changed_says_so_and_the_risk_is_the_cases_that_now_skip_them():
+    pr = pr_of(WRAPPED)
+    told = SummarySections("It adds a try-except block.", "", "", "")
+    finished = finish(told, pr, extract_facts(pr))
+    assert finished.what_changed.startswith(
+        "In `CpuGpuOffloadingHandlers`, the diff puts the 5 lines starting `try:` under a new "
+        "`if has_layers_dim:`."
+    )
+    risk = behaviour_risk(extract_facts(pr), pr)
+    assert risk is not None and risk.sentence == (
+        "In `CpuGpuOffloadingHandlers`, the 5 lines starting `try:` ran every time before and "
+        "now run only if `has_layers_dim`: a case where it does not hold now skips them."
+    )
+
+
+def test_an_if_with_an_else_still_runs_something_in_every_case():
+    last = "+                test_shape = tuple(test_shape[i] for i in order)\n"
+    with_else = WRAPPED.replace(last, last + "+            else:\n+                test_shape = shape\n")
+    assert new_guards(pr_of(with_else)) == []
+
+
+def test_a_new_if_around_new_lines_only_is_no_guard_of_old_ones():
+    patch = """\
+@@ -10,3 +10,5 @@ def load(path):
+     data = read(path)
++    if data is None:
++        raise FileNotFoundError(path)
+     return data
+"""
+    assert new_guards(pr_of(patch, "vllm/io.py")) == []
