@@ -458,6 +458,7 @@ def _scope(header: str, grammar: str, lines: list[str]) -> _Scope:
             call = _C_FUNC_HEADER.search(header)
             if call and call.group(1) not in _C_KEYWORDS:
                 name = call.group(1)
+                kind = MACRO_BLOCK if _MACRO.fullmatch(name) else kind
     else:
         m = _ANY_HEADER.search(header)
         if m:
@@ -541,6 +542,10 @@ def _c_declarator(node: Node) -> Node | None:
     return d
 
 
+MACRO_BLOCK = "macro block"
+_MACRO = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+
+
 def _c_found(node: Node, scope: _Scope) -> _Found | None:
     end = node.end_point.row
     start = (
@@ -569,6 +574,10 @@ def _c_found(node: Node, scope: _Scope) -> _Found | None:
         kind = "kernel"
     elif node.type != "function_definition":
         kind = "declaration"
+    elif node.child_by_field_name("type") is None and _MACRO.fullmatch(name):
+        # `TORCH_LIBRARY_IMPL_EXPAND(NAME, CUDA, m) { ... }`: a macro given a body, where ops
+        # are registered; nothing calls it (vLLM #35123 read as "adds a function").
+        kind = MACRO_BLOCK
     else:
         kind = "method" if parent or "::" in name else "function"
     names = tuple(

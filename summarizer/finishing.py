@@ -35,6 +35,7 @@ from summarizer.checks import (
 )
 from summarizer.claims import CODE_SPAN, diff_lines, grounded_names, pr_corpus
 from summarizer.facts import (
+    MACRO_BLOCK,
     ChangeFacts,
     Definition,
     Deletion,
@@ -312,8 +313,21 @@ def edits_to_say(facts: ChangeFacts, pr: PullRequest, what: str) -> list[LineEdi
         chars += len(e.old) + len(e.new)
         if said and chars > _EDIT_CHARS:
             break
-        said.append(e)
+        said.append(_recounted(e, pr))
     return said
+
+
+def _recounted(e: LineEdit, pr: PullRequest) -> LineEdit:
+    """A replacement repeated outside any definition, counted on the file's lines: the diff
+    pairs removed and added lines by position, and one whose neighbours were added pairs
+    with another (vLLM #34055's 8 imports read "6 places")."""
+    f = next((f for f in pr.files if f.filename == e.file), None)
+    if e.places < 2 or e.enclosing is not None or f is None:
+        return e
+    sides = diff_lines(replace(pr, files=(f,)))
+    added = set(sides.added)
+    count = sum(e.old in x and x.replace(e.old, e.new) in added for x in sides.removed)
+    return replace(e, places=max(e.places, count))
 
 
 _BARE_VALUE = re.compile(r"\s*(?:[\d.]+[\w.+-]*|True|False|None|true|false|nullptr)\s*")
@@ -574,7 +588,7 @@ def _definitions_gone_risk(facts: ChangeFacts) -> FactRisk | None:
     removed = list(dict.fromkeys(
         d.name for d in facts.of("removed")
         if d.name not in moved and not (d.kind == "function" and "." in d.name)
-        and not is_support_file(d.file)
+        and not is_support_file(d.file) and d.kind != MACRO_BLOCK
     ))  # fmt: skip
     if not removed:
         return None

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from bot.core.models import PullRequest
 from summarizer.checks import is_support_file, runs_code
-from summarizer.facts import ChangeFacts, short_name
+from summarizer.facts import MACRO_BLOCK, ChangeFacts, short_name
 from summarizer.wording import (
     code,
     listed,
@@ -64,5 +64,6 @@ def _public(name: str, file: str) -> bool:
 
 
 def _public_defs(facts: ChangeFacts, change: str) -> list[str]:
-    public = [d for d in facts.of(change) if _public(d.name, d.file)]
+    # A macro block registers ops: no caller or user names it.
+    public = [d for d in facts.of(change) if _public(d.name, d.file) and d.kind != MACRO_BLOCK]
     return named_definitions(public, moved_names(facts))

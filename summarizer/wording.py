@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bot.core.models import PullRequest
 from summarizer.checks import is_support_file, is_test_file, runs_code
-from summarizer.facts import ChangeFacts, Definition, Setting, SignatureChange
+from summarizer.facts import MACRO_BLOCK, ChangeFacts, Definition, Setting, SignatureChange
 
 LIST_CAP = 3  # names in one list of a sentence: more reads as a dump
 
@@ -40,7 +40,7 @@ def named_definitions(defs: list[Definition], moved: set[str]) -> list[str]:
     tops = [d for d in defs if d.name not in moved]
     classes = {d.name for d in tops if d.kind in ("class", "struct")}
     return [
-        code(d.name)
+        f"a {code(d.name)} block" if d.kind == MACRO_BLOCK else code(d.name)
         for d in tops
         if d.name.rsplit(".", 1)[0] not in classes or d.kind in ("class", "struct")
     ]

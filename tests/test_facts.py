@@ -978,3 +978,25 @@ def test_lines_taken_out_into_a_new_method_are_said_to_move_into_it() -> None:
         f"The diff moves 7 unchanged lines from `FlashInferImpl` (`{path}`) to "
         f"`FlashInferImpl.do_kv_cache_update` (`{path}`); adds `FlashInferImpl.do_kv_cache_update`."
     )
+
+
+def test_a_macro_given_a_body_is_a_macro_block_not_a_function_callers_use() -> None:
+    # vLLM #35123 registers an op's CUDA implementation in its own source file; the facts
+    # said "Added: function `TORCH_LIBRARY_IMPL_EXPAND`", and "for callers and users" with it.
+    patch = """\
+@@ -120,3 +120,7 @@ void dsv3_router_gemm(torch::Tensor& out, const torch::Tensor& mat_a) {
+   run(out, mat_a);
+ }
++
++TORCH_LIBRARY_IMPL_EXPAND(TORCH_EXTENSION_NAME, CUDA, m) {
++  m.impl("dsv3_router_gemm", &dsv3_router_gemm);
++}
+"""
+    pr = pr_of(changed("csrc/moe/dsv3_router_gemm_entry.cu", patch))
+    facts = extract_facts(pr)
+    assert [(d.name, d.kind, d.change) for d in facts.definitions] == [
+        ("TORCH_LIBRARY_IMPL_EXPAND", "macro block", "added")
+    ]
+    what = finish(SummarySections("It registers the op.", "", "", ""), pr, facts)
+    assert what.what_changed.startswith("The diff adds a `TORCH_LIBRARY_IMPL_EXPAND` block.")
+    assert "callers" not in what.technical_impact

@@ -4,13 +4,14 @@ change's summary leads with them, so a fix is never told backwards."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from click.testing import CliRunner
 
 from bot.app.cli import cli
 from bot.core.models import ChangedFile, ChangeType, PullRequest, SummarySections
 from summarizer.facts import extract_facts, facts_from_json, facts_to_json, render_facts
-from summarizer.finishing import finish, risk_sentence
+from summarizer.finishing import edits_to_say, finish, risk_sentence
 from summarizer.line_edits import LineEdit, core
 from tests.conftest import REPO, make_pr
 from tests.fakes.github import FakeFile
@@ -271,6 +272,23 @@ def test_an_edit_that_only_drops_a_token_does_not_silence_the_others():
         "is added; in `MergedColumnParallelLinear.weight_loader`, `for i, output_size in "
         "enumerate(self.output_sizes):` becomes `for i, output_size in enumerate(output_sizes):`."
     )
+
+
+def test_a_repeated_replacement_is_counted_on_the_files_lines_not_the_diffs_pairing():
+    # vLLM #34055: the first import's removed line pairs with a line added above it, so the
+    # pairing found 6 of the 8 imports whose path changes (the facts held "6 places").
+    providers = ["aiter", "cpu", "cutlass", "flashinfer", "pytorch", "rocm", "triton", "xpu"]
+    old, new = "model_executor.layers.kernels.scaled_mm", "model_executor.kernels.scaled_mm"
+    patch = "@@ -1,30 +1,34 @@\n import os\n" + "".join(
+        (f"+from vllm.{new} import (\n+    Base,\n+)\n" if i == 0 else "")
+        + f"-from vllm.{old}.{p} import (\n+from vllm.{new}.{p} import (\n"
+        + f"     {p.title()}Kernel,\n )\n"
+        for i, p in enumerate(providers)
+    )
+    pr = pr_of(changed("vllm/model_executor/kernels/__init__.py", patch))
+    paired = LineEdit(pr.files[0].filename, old, new, None, places=6, imported=True)
+    facts = replace(extract_facts(pr), edits=(paired,))
+    assert [e.places for e in edits_to_say(facts, pr, "")] == [8]
 
 
 def test_the_same_replacement_twice_is_said_once_with_its_count():
