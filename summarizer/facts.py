@@ -1185,7 +1185,8 @@ _DEFINES = re.compile(r"(?:async\s+)?(?:def|class)\s")  # a run holding one move
 _NOT_CODE = ("#", "//", "/*", "*", '"""', "'''")
 
 
-def _is_code(line: str) -> bool:
+def is_code_line(line: str) -> bool:
+    """Not blank, and not a comment or a docstring's quotes."""
     text = line.strip()
     return bool(text) and not text.startswith(_NOT_CODE)
 
@@ -1224,7 +1225,7 @@ def _moved_within(
     block = blocks.removed[run[0]]
     for at, lines in blocks.added.items():
         passed = blocks.unchanged[min(at, block) : max(at, block)]
-        if at == block or not any(_is_code(line) for line in passed):
+        if at == block or not any(is_code_line(line) for line in passed):
             continue  # the same block, or only blank lines or comments between: no reorder
         if _kept_together(texts, lines):
             old = _enclosing(path, hunk, hunk.old, run[0])
@@ -1256,7 +1257,7 @@ _BARE = re.compile(r"\s*(?:try|else|finally|pass|break|continue|return|[)\]}]+)\
 
 def _first_statement(lines: list[str]) -> str:
     """The first line of code among `lines` that names something."""
-    return next((t.strip() for t in lines if _is_code(t) and not _BARE.fullmatch(t)), "")
+    return next((t.strip() for t in lines if is_code_line(t) and not _BARE.fullmatch(t)), "")
 
 
 def _moved(

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from bot.core.models import PullRequest
 from summarizer.code_hunks import code_hunks
-from summarizer.facts import line_owner
+from summarizer.facts import is_code_line, line_owner
 from summarizer.hunks import Hunk, Side
 from summarizer.line_edits import change_blocks
 
@@ -93,16 +93,11 @@ def _body(side: Side, rows: list[int], row: int, indent: int) -> tuple[list[str]
 def _guarded(removed: list[str], body: list[str], indent: int) -> list[str]:
     """The removed code lines, at the `if`'s own level or below it, found again in its body;
     [] unless they are most of what was removed and enough to be a step."""
-    code = [line.strip() for line in removed if _is_code(line) and _depth(line) >= indent]
-    if not any(_depth(line) == indent for line in removed if _is_code(line)):
+    code = [line.strip() for line in removed if is_code_line(line) and _depth(line) >= indent]
+    if not any(_depth(line) == indent for line in removed if is_code_line(line)):
         return []  # nothing ran at the `if`'s own level: no step was put under it
     kept = [line for line in code if line in body]
     return kept if len(kept) >= max(_GUARDED_AT_LEAST, _SHARE * len(code)) else []
-
-
-def _is_code(line: str) -> bool:
-    text = line.strip()
-    return bool(text) and not text.startswith("#")
 
 
 def _depth(line: str) -> int:
