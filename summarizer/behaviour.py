@@ -1,7 +1,7 @@
 """What a change does to cases that worked before, said as the concern a reviewer raises.
 
 The facts say what changed; a reviewer's question is who now gets something different.
-Five changes answer it by themselves, exactly, from the diff:
+Seven changes answer it by themselves, exactly, from the diff:
 - a default flipped (vLLM #34924): everyone who never set the variable gets the new value on
   upgrade, and setting the old one back is the way out;
 - a branch's condition edited (#35354): the cases only the dropped part caught no longer
@@ -11,7 +11,11 @@ Five changes answer it by themselves, exactly, from the diff:
 - a cache added or removed (#35099): a value computed once is not computed again when what
   it reads changes (summarizer/caching.py);
 - a sequence now sorted into itself (#34190): what relied on the order it was given in sees
-  another (summarizer/ordering.py).
+  another (summarizer/ordering.py);
+- a computed value returned now a constant (#34087): the cases the expression told apart
+  now all get the constant (summarizer/constant_returns.py);
+- a function of the module now called at import (#34108): what it does happens when the
+  module is imported, and its error fails the import (summarizer/import_time.py).
 On the dev days the reader scored every true but shallow risk 1 and wanted this kind of
 concern for a 2; it is written here, never guessed by the model.
 """
@@ -23,9 +27,12 @@ from dataclasses import dataclass
 from bot.core.models import PullRequest
 from summarizer.caching import CacheChange, caches_changed
 from summarizer.checks import flipped_defaults
+from summarizer.condition_chains import chains_changed
 from summarizer.conditions import ConditionChange, conditions_changed
+from summarizer.constant_returns import constant_returns
 from summarizer.facts import ChangeFacts
 from summarizer.guards import guarded_lines, new_guards
+from summarizer.import_time import import_time_calls
 from summarizer.ordering import now_sorted
 from summarizer.wording import code, listed
 
@@ -39,11 +46,12 @@ class BehaviourRisk:
 
 
 def behaviour_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
-    """The first of: a default flipped, a condition edited, lines put under a new `if`, a
-    cache added or removed, a sequence now sorted."""
+    """The first of: a default flipped, a condition edited, a returned value made constant,
+    lines put under a new `if`, a cache added or removed, a sequence now sorted, a call
+    moved to import time."""
     return (
-        default_risk(facts) or condition_risk(pr) or guard_risk(pr) or cache_risk(pr)
-        or order_risk(pr)
+        default_risk(facts) or condition_risk(pr) or constant_return_risk(pr) or guard_risk(pr)
+        or cache_risk(pr) or order_risk(pr) or import_time_risk(pr)
     )  # fmt: skip
 
 
@@ -62,7 +70,7 @@ def default_risk(facts: ChangeFacts) -> BehaviourRisk | None:
 
 
 def condition_risk(pr: PullRequest) -> BehaviourRisk | None:
-    for c in conditions_changed(pr):
+    for c in conditions_changed(pr) + chains_changed(pr):
         parts = c.dropped or c.added
         if any(len(p) > _PART_CHARS for p in parts):
             continue
@@ -74,6 +82,8 @@ def _condition_sentence(c: ConditionChange) -> str:
     where = f"In {code(c.enclosing)}" if c.enclosing else f"In `{c.file}`"
     if c.returned:
         return _returned_sentence(c, where)
+    if c.chained:
+        return _chain_sentence(c, where)
     act = c.action or "takes the branch below it"
     quoted = " or ".join(code(p) for p in (c.dropped or c.added))
     if c.operator == "or":
@@ -114,6 +124,27 @@ def _returned_sentence(c: ConditionChange, where: str) -> str:
         f"{where}, the value returned is no longer true where only {quoted} holds: such a "
         "case now gets a false value."
     )
+
+
+def _chain_sentence(c: ConditionChange, where: str) -> str:
+    """A wrapped `and`/`or` chain whose head the hunk does not show: what the part does to
+    the chain's value, which holds whatever the chain decides."""
+    quoted = " or ".join(code(p) for p in (c.dropped or c.added))
+    did = f"adds {quoted} to" if c.added else f"drops {quoted} from"
+    if c.operator == "and":
+        then = (
+            "a case where it does not hold now makes the chain false, where it could make it "
+            "true before" if c.added
+            else "a case where it does not hold can now make the chain true, where it made it "
+            "false before"
+        )  # fmt: skip
+    else:
+        then = (
+            "a case where only it holds now makes the chain true, where it made it false before"
+            if c.added
+            else "a case where only it held made the chain true before, and now makes it false"
+        )  # fmt: skip
+    return f"{where}, the PR {did} an `{c.operator}` chain: {then}."
 
 
 def guard_risk(pr: PullRequest) -> BehaviourRisk | None:
@@ -176,4 +207,38 @@ def order_risk(pr: PullRequest) -> BehaviourRisk | None:
         f"{where}`{n.name}` is now sorted{by}{way} before {used}: code below that relied "
         "on the order it was given in (which item comes first) now sees another.",
         tuple(x for x in (n.owner, n.name) if x),
+    )
+
+
+def constant_return_risk(pr: PullRequest) -> BehaviourRisk | None:
+    """A computed value returned that is now a constant."""
+    if not (found := constant_returns(pr)):
+        return None
+    c = found[0]
+    where = f"In {code(c.enclosing)}" if c.enclosing else f"In `{c.file}`"
+    other = {"True": "False", "False": "True", "true": "false", "false": "true"}[c.new]
+    if c.boolean:
+        case = (
+            f"`{c.old[4:].strip()}` holds" if c.old.startswith("not ")
+            else f"`{c.old}` is {other.lower()}"
+        )  # fmt: skip
+        then = f"a case where {case} now gets `{c.new}`, where it got `{other}` before"
+    else:
+        then = f"whatever `{c.old}` held is no longer read there"
+    return BehaviourRisk(
+        f"{where}, the value returned is now always `{c.new}`; it was `{c.old}`: {then}.",
+        tuple(n for n in (c.enclosing,) if n),
+    )
+
+
+def import_time_risk(pr: PullRequest) -> BehaviourRisk | None:
+    """A function of the module the PR now calls at module level, when it is imported."""
+    if not (found := import_time_calls(pr)):
+        return None
+    c = found[0]
+    return BehaviourRisk(
+        f"`{c.line}` is at module level, so `{c.function}` now runs when `{c.file}` is "
+        f"imported, in every process that imports it, before any caller asks: whatever it "
+        "does happens then, and an error it raises fails the import.",
+        (c.function,),
     )

@@ -57,6 +57,7 @@ class ConditionChange:
     added: tuple[str, ...]  # parts of the new condition that the old one lacked
     action: str  # what the branch does: "raises `ValueError`", "returns early", ""
     returned: bool = False  # the condition is the value a `return` gives, not a branch's
+    chained: bool = False  # wrapped, and its head not in the hunk: only the chain is known
 
 
 def conditions_changed(pr: PullRequest) -> list[ConditionChange]:
@@ -84,7 +85,7 @@ def _hunk_changes(path: str, hunk: Hunk, branch: re.Pattern[str]) -> list[Condit
             returned = new.group("kw") == "return"
             found.append(ConditionChange(
                 path, line_owner(path, hunk, True, new_row), operator, dropped, added,
-                "" if returned else _action(hunk.new, new_row), returned,
+                "" if returned else branch_action(hunk.new, new_row), returned,
             ))  # fmt: skip
     return found
 
@@ -109,13 +110,25 @@ def _compared(old: str, new: str) -> tuple[str, tuple[str, ...], tuple[str, ...]
     when the two do not share a part (a rewrite) or differ in no whole part."""
     for operator in ("or", "and"):
         old_parts, new_parts = _parts(old, operator), _parts(new, operator)
-        if old_parts is None or new_parts is None or len(old_parts) + len(new_parts) < 3:
+        if old_parts is None or new_parts is None:
             continue
-        dropped = tuple(p for p in old_parts if p not in new_parts)
-        added = tuple(p for p in new_parts if p not in old_parts)
-        shared = len(old_parts) - len(dropped)
-        if shared and (dropped or added) and not (dropped and added):
-            return operator, dropped, added
+        if change := parts_compared(old_parts, new_parts):
+            return operator, *change
+    return None
+
+
+def parts_compared(
+    old_parts: list[str], new_parts: list[str]
+) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """The parts dropped and the parts added, when the two lists share a part and differ
+    only by dropping or only by adding whole parts."""
+    if len(old_parts) + len(new_parts) < 3:
+        return None
+    dropped = tuple(p for p in old_parts if p not in new_parts)
+    added = tuple(p for p in new_parts if p not in old_parts)
+    shared = len(old_parts) - len(dropped)
+    if shared and (dropped or added) and not (dropped and added):
+        return dropped, added
     return None
 
 
@@ -149,7 +162,7 @@ def _top_level(text: str, words: re.Pattern[str]) -> bool:
     return len(split_top_level(text, words)) > 1
 
 
-def _action(side: Side, row: int) -> str:
+def branch_action(side: Side, row: int) -> str:
     """What the branch does first, read from the next non-blank line below it."""
     for line in side.lines[row + 1 : row + 3]:
         if not line.strip():

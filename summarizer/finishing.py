@@ -84,7 +84,7 @@ def finish(
     named = grounded_names(pr, SummarySections(what, "", "", ""), corpus)
     # Named already by the model, or by a sentence of its edits: not "changed" again.
     guards = new_guards(pr)
-    told = {e.enclosing for e in _small_edits(facts, pr)} | {g.enclosing for g in guards}
+    told = {e.enclosing for e in edits} | {g.enclosing for g in guards}
     sentence = change_sentence(facts, told=told | set(named))
     if edits:
         # The line a fix turns on, quoted: what a small model most often tells backwards.
@@ -308,13 +308,27 @@ def edits_to_say(facts: ChangeFacts, pr: PullRequest, what: str) -> list[LineEdi
         same = cores.get(key)
         places = e.places + (same.places if same else 0)
         cores[key] = replace(e, old=old, new=new, places=places)
-    said, chars = [], 0
-    for e in list(cores.values())[:_EDITS_SAID]:
+    said: list[LineEdit] = []
+    chars = 0
+    for e in cores.values():
         chars += len(e.old) + len(e.new)
-        if said and chars > _EDIT_CHARS:
+        if said and (chars > _EDIT_CHARS or len(_said_together(said + [e])) > _EDITS_SAID):
             break
         said.append(_recounted(e, pr))
     return said
+
+
+def _said_together(edits: list[LineEdit]) -> list[list[LineEdit]]:
+    """The edits as a sentence says them: statements added one after another in the same
+    place are one clause ("in `f`, `a` and `b` are added")."""
+    clauses: list[list[LineEdit]] = []
+    for e in edits:
+        last = clauses[-1][-1] if clauses else None
+        if last and not (e.old or last.old) and (e.file, e.enclosing) == (last.file, last.enclosing):
+            clauses[-1].append(e)
+        else:
+            clauses.append([e])
+    return clauses
 
 
 def _recounted(e: LineEdit, pr: PullRequest) -> LineEdit:
@@ -358,7 +372,8 @@ def _small_edits(facts: ChangeFacts, pr: PullRequest) -> list[LineEdit]:
     nothing else), when there are few enough to be the change's mechanism."""
     runs = [e for e in facts.edits if not is_support_file(e.file)]
     edits = runs or (list(facts.edits) if not any(runs_code(f) for f in pr.files) else [])
-    return edits if len(edits) <= _EDITS_AT_MOST else []
+    # Statements added one after another are one step: the sentence says them together.
+    return edits if len(_said_together(edits)) <= _EDITS_AT_MOST else []
 
 
 def _quotes(text: str, e: LineEdit) -> bool:
@@ -371,12 +386,17 @@ def _quotes(text: str, e: LineEdit) -> bool:
 
 def edit_sentence(edits: list[LineEdit]) -> str:
     """ "In `update`, `len(self.x)` becomes `self.n()`; in `RequestState`, …." """
-    parts = []
-    for e in edits:
+    parts, last = [], ""
+    for clause in _said_together(edits):
+        e = clause[0]
         where = _edit_place(e)
         places = f" ({e.places} places)" if e.places > 1 else ""
-        was = f"`{e.old}` becomes `{e.new}`" if e.old else f"`{e.new}` is added"
-        parts.append(f"in {where}{places}, {was}")
+        added = listed([f"`{a.new}`" for a in clause])
+        verb = "is added" if len(clause) == 1 else "are added"
+        was = f"`{e.old}` becomes `{e.new}`" if e.old else f"{added} {verb}"
+        # The place said once for the clauses that follow in it: "in `f`, a becomes b; c is added"
+        parts.append(was if where == last and not places else f"in {where}{places}, {was}")
+        last = where
     text = "; ".join(parts)
     return f"{text[0].upper()}{text[1:]}."
 
@@ -446,8 +466,6 @@ def _plain_change(d: Definition, facts: ChangeFacts) -> bool:
     """A changed body worth naming: not a class (its methods say more), not one whose new
     signature the sentence names already."""
     return d.kind != "class" and d.name not in {s.name for s in facts.signatures}
-
-
 
 
 # -- the risk from the facts -----------------------------------------------------------------

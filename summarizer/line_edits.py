@@ -40,6 +40,7 @@ class Side(Protocol):
 # A change block of more lines than this on either side is a rewrite, not a line edited.
 _BLOCK_LINES = 4
 _SIMILAR = 0.5  # tokens shared by the two lines, as difflib's ratio: below it, another line
+_ADDED_LINES = 3  # statements added on their own, at most, each an edit: more are new code
 _WHOLE_LINE = 70  # chars: a line this short is shown whole; a longer one by its changed part
 _CONTEXT = 2  # tokens kept on each side of a changed part
 _PART_CHARS = 100  # a changed part longer than this is a rewrite of the line
@@ -64,14 +65,20 @@ def change_blocks(side: Side) -> dict[int, int]:
 def hunk_edits(old: Side, new: Side, prose: bool = False) -> Iterator[tuple[int, int, str, str]]:
     """(old row, new row, old part, new part) for each line of the hunk changed in place: a
     change block whose removed lines each pair, in order, with a similar line added in their
-    place; and (-1, new row, "", line) for a single statement added with nothing removed. A
+    place; then (-1, new row, "", line) for a few statements added with nothing removed. A
     block with lines only added or only removed around the pairs is a rewrite: its pairs
     would hide what was added (a tuple that became a list comprehension). In `prose` (docs)
     a line is any line, and a line added on its own is no edit."""
     removed, added = _by_block(old), _by_block(new)
-    for block, news in added.items():
-        if not prose and block not in removed and len(news) == 1 and (line := _statement(new.lines[news[0]])):
-            yield -1, news[0], "", line  # one statement added on its own: `x = F()` is added
+    # Lines changed in place first: they are the mechanism; statements added are its detail.
+    yield from _paired(old, new, removed, added, prose)
+    if not prose:
+        yield from _added_alone(old, new, removed, added)
+
+
+def _paired(
+    old: Side, new: Side, removed: dict[int, list[int]], added: dict[int, list[int]], prose: bool
+) -> Iterator[tuple[int, int, str, str]]:
     for block, olds in removed.items():
         news = added.get(block, [])
         if len(olds) != len(news) or len(olds) > _BLOCK_LINES:
@@ -84,6 +91,23 @@ def hunk_edits(old: Side, new: Side, prose: bool = False) -> Iterator[tuple[int,
         for o, n, paired in zip(olds, news, pairs, strict=True):
             if paired and paired != _SAME:
                 yield o, n, *paired
+
+
+def _added_alone(
+    old: Side, new: Side, removed: dict[int, list[int]], added: dict[int, list[int]]
+) -> Iterator[tuple[int, int, str, str]]:
+    """A few statements added with nothing removed in their place: `x = F()` is added."""
+    # A line removed in one place and added in another moved: it is not added (vLLM #34142).
+    gone = {old.lines[row].strip() for rows in removed.values() for row in rows}
+    for block, news in added.items():
+        code = [row for row in news if not _COMMENT.match(new.lines[row])]
+        if block in removed or not code or len(code) > _ADDED_LINES:
+            continue
+        statements = [_statement(new.lines[row]) for row in code]
+        # Lines of one statement wrapped (a declaration's parameters) are no statements each.
+        whole = len(code) == 1 or all(_balanced(list(_TOKEN.finditer(x))) for x in statements)
+        if all(statements) and whole and gone.isdisjoint(statements):
+            yield from ((-1, row, "", line) for row, line in zip(code, statements, strict=True))
 
 
 def _by_block(side: Side) -> dict[int, list[int]]:
@@ -119,7 +143,7 @@ def _pair(line: str, candidate: str, prose: bool = False) -> tuple[str, str] | N
     old, new, ops, similar = _compared(line.strip(), candidate.strip(), token)
     if not ops:
         return _SAME
-    if similar < _SIMILAR:
+    if similar < _SIMILAR and (prose or not _same_head(line, candidate)):
         return None
     return _parts(line.strip(), candidate.strip(), old, new, ops)
 
@@ -139,14 +163,31 @@ def _compared(
     return old, new, ops, matcher.ratio()
 
 
+# What a statement gives a value to: `return`, a name or attribute assigned, a key or keyword
+# argument. Two lines with the same one are that value replaced, however little else they share.
+_HEAD = re.compile(
+    r"\s*(return\b|yield\b|(?:[\"'][^\"']+[\"']|[\w.\[\]]+)\s*(?::[^=]*)?=(?!=)"
+    r"|[\"'][^\"']+[\"']\s*:)"
+)
+
+
+def _same_head(line: str, candidate: str) -> bool:
+    heads = [_HEAD.match(x) for x in (line, candidate)]
+    return all(heads) and " ".join(heads[0].group(1).split()) == " ".join(heads[1].group(1).split())
+
+
 _COMMENT = re.compile(r"\s*(#|//|/\*|\*|--\s)")
 _CODE_CHARS = re.compile(r"[()\[\]{}=<>_@$]")
+# A generator's `yield a, b` or a bare `return x` has no bracket, but no sentence starts so.
+_KEYWORD_STATEMENT = re.compile(r"\s*(?:yield|return|raise|await|del|assert)\s+\w[^.!?]*$")
 
 
 def _is_code(line: str) -> bool:
     """Not a comment, and not a line of prose (a docstring reflowed pairs its lines with
     words shifted between them, which is no edit of the code)."""
-    return not _COMMENT.match(line) and bool(_CODE_CHARS.search(line))
+    if _COMMENT.match(line):
+        return False
+    return bool(_CODE_CHARS.search(line) or _KEYWORD_STATEMENT.match(line))
 
 
 def _parts(

@@ -269,8 +269,8 @@ def test_an_edit_that_only_drops_a_token_does_not_silence_the_others():
     what = finished(pr_of(SHARD_IDS), said).what_changed
     assert what.startswith(
         "In `MergedColumnParallelLinear.weight_loader`, `or isinstance(loaded_shard_id, tuple)` "
-        "is added; in `MergedColumnParallelLinear.weight_loader`, `for i, output_size in "
-        "enumerate(self.output_sizes):` becomes `for i, output_size in enumerate(output_sizes):`."
+        "is added; `for i, output_size in enumerate(self.output_sizes):` becomes "
+        "`for i, output_size in enumerate(output_sizes):`."
     )
 
 
@@ -391,3 +391,82 @@ def test_a_hosted_model_reads_the_edits_and_its_summary_leads_with_them(env, git
     assert "Edited in `test_mcp_tool_call`" in sent
     (entry,) = json.loads(result.stdout)["pull_requests"]
     assert entry["summary"]["what_changed"].startswith("In `test_mcp_tool_call`, ")
+
+
+def test_a_value_given_to_the_same_return_or_key_is_an_edit_however_little_else_is_shared():
+    # vLLM #35369 and #32621: the two lines share few tokens, but one `return` (one key) is
+    # given another value, which is the whole fix.
+    cast = changed("vllm/model_executor/layers/layernorm.py", (
+        "@@ -577,4 +577,4 @@ class RMSNormGated(CustomOp):\n"
+        "             out = out * F.silu(z)\n"
+        "-        return out\n"
+        "+        return out.to(x.dtype)\n"
+    ))  # fmt: skip
+    block = changed("vllm/lora/ops/triton_ops/utils.py", (
+        "@@ -251,5 +251,5 @@ def get_lora_op_configs(\n"
+        "             \"block_m\": 64,\n"
+        "-            \"block_n\": max(64, next_power_of_2(128 // num_slices)),\n"
+        "+            \"block_n\": 64 if num_slices > 1 else 128,\n"
+        "             \"block_k\": 16,\n"
+    ))  # fmt: skip
+    unrelated = changed("vllm/h.py", (
+        "@@ -1,3 +1,3 @@ def h(x):\n-    y = compute(x)\n+    log.info(\"done\")\n     return y\n"
+    ))  # fmt: skip
+    assert edits_of(cast, block, unrelated) == [
+        ("return out", "return out.to(x.dtype)", "RMSNormGated", 1),
+        ('"block_n": max(64, next_power_of_2(128 // num_slices)),',
+         '"block_n": 64 if num_slices > 1 else 128,', "get_lora_op_configs", 1),
+    ]  # fmt: skip
+    assert finished(pr_of(cast)).what_changed.startswith(
+        "In `RMSNormGated`, `return out` becomes `return out.to(x.dtype)`."
+    )
+
+
+# vLLM #35396: three statements added on their own, under a comment, are the change.
+PER_LAYER = changed("vllm/model_executor/models/nemotron_h.py", (
+    "@@ -298,6 +298,10 @@ class NemotronHMLPDecoderLayer(nn.Module):\n"
+    "         mlp_index = hybrid_override_pattern[: layer_idx + 1].count(\"-\") - 1\n"
+    "+        # Get per-layer config for heterogeneous models if exist\n"
+    "+        get_layer_config = getattr(config, \"get_nemotron_h_config_for_layer\", None)\n"
+    "+        layer_config = get_layer_config(layer_idx) if get_layer_config else config\n"
+    "+        config = layer_config\n"
+    "         if isinstance(config.intermediate_size, list):\n"
+))  # fmt: skip
+
+
+def test_a_few_statements_added_together_are_said_together():
+    assert [new for _, new, _, _ in edits_of(PER_LAYER)] == [
+        'get_layer_config = getattr(config, "get_nemotron_h_config_for_layer", None)',
+        "layer_config = get_layer_config(layer_idx) if get_layer_config else config",
+        "config = layer_config",
+    ]
+    assert finished(pr_of(PER_LAYER)).what_changed.startswith(
+        "In `NemotronHMLPDecoderLayer`, "
+        '`get_layer_config = getattr(config, "get_nemotron_h_config_for_layer", None)`, '
+        "`layer_config = get_layer_config(layer_idx) if get_layer_config else config` and "
+        "`config = layer_config` are added."
+    )
+
+
+def test_a_line_moved_within_a_hunk_or_a_declaration_wrapped_is_not_added():
+    # vLLM #34142: `yield name, weight` moved up the loop; saying it "is added" alone would
+    # read as a second yield, the bug the PR fixes.
+    moved = changed("vllm/model_executor/models/whisper.py", (
+        "@@ -958,6 +958,6 @@ def _create_fake_bias_for_k_proj(\n"
+        "     for name, weight in weights:\n"
+        "+        yield name, weight\n"
+        "         if name.endswith(fake_bias_key_name):\n"
+        "             bias_name = name.replace(\"weight\", \"bias\")\n"
+        "-            yield from [(name, weight), (bias_name, bias)]\n"
+        "-        yield name, weight\n"
+        "+            yield bias_name, bias\n"
+    ))  # fmt: skip
+    # vLLM #34302: a declaration's parameters wrapped over two lines are one statement.
+    declared = changed("csrc/moe/moe_ops.h", (
+        "@@ -40,3 +40,6 @@ void topk_softmax(torch::Tensor& out);\n"
+        " \n"
+        "+void dsv3_router_gemm(torch::Tensor& output, const torch::Tensor& mat_a,\n"
+        "+                      const torch::Tensor& mat_b);\n"
+        " #endif\n"
+    ))  # fmt: skip
+    assert edits_of(moved, declared) == []

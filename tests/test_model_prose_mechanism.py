@@ -142,7 +142,8 @@ def test_an_edit_cut_inside_an_expression_is_quoted_by_its_whole_lines():
     assert "`return` becomes" not in out.what_changed
     assert out.what_changed.startswith(
         "In `Fp8MoEMethod.get_fused_moe_quant_config`, `return make_fp8_moe_quant_config(` "
-        "becomes `quant_config = make_fp8_moe_quant_config(`."
+        "becomes `quant_config = make_fp8_moe_quant_config(`; `if self.moe.has_bias:`, "
+        "`quant_config._w1.bias = layer.w13_bias` and `return quant_config` are added."
     )
 
 

@@ -1,0 +1,74 @@
+"""A value returned that was computed and is now a constant: the cases it used to tell apart.
+
+`return not moe_parallel_config.is_sequence_parallel` becomes `return True` (vLLM #34087), and
+FlashInfer is now enabled under sequence parallelism too, which the TODO above the line says
+its fp8 kernels do not support. The line edit shows the text; a reviewer asks who gets a
+different answer now: every case where the old expression was not that constant.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bot.core.models import PullRequest
+from summarizer.code_hunks import code_hunks
+from summarizer.facts import is_code_line, line_owner
+from summarizer.hunks import Hunk, Side
+from summarizer.line_edits import change_blocks
+
+_PY = frozenset({".py", ".pyi"})
+_C = frozenset({".c", ".cc", ".cpp", ".cu", ".cuh", ".h", ".hpp"})
+_RETURN = re.compile(r"^\s*return\s+(?P<value>.+?)\s*;?\s*(?:#.*|//.*)?$")
+_CONSTANT = re.compile(r"True|False|true|false")
+_LITERAL = re.compile(r"None|nullptr|True|False|true|false|-?[\d.]+\w*|([\"']).*\1")
+# An expression that is a truth value: negated, compared, joined, or a predicate's name.
+_BOOLEAN = re.compile(
+    r"^(?:not\s|!)|\s(?:and|or|is|in|==|!=|<=|>=|<|>|&&|\|\|)\s"
+    r"|(?:^|[.\s(])(?:is|has|can|should|supports?|use|enable[ds]?)_\w*\(?[^()]*\)?$"
+)
+
+
+@dataclass(frozen=True)
+class ConstantReturn:
+    """A `return <expression>` replaced in place by `return True` (or `False`)."""
+
+    file: str
+    enclosing: str | None
+    old: str  # the expression returned before
+    new: str  # the constant returned now
+    boolean: bool  # the old expression was a truth value: the cases it was the other one
+
+
+def constant_returns(pr: PullRequest) -> list[ConstantReturn]:
+    """Each return of the code that runs (Python, C++) whose computed value the PR replaces
+    with a boolean constant, the only change of its block, in diff order."""
+    return [c for path, hunk in code_hunks(pr, _PY | _C) for c in _hunk_returns(path, hunk)]
+
+
+def _hunk_returns(path: str, hunk: Hunk) -> list[ConstantReturn]:
+    olds, news = _code_rows(hunk.old), _code_rows(hunk.new)
+    found = []
+    for block, new_rows in news.items():
+        old_rows = olds.get(block, [])
+        if len(old_rows) != 1 or len(new_rows) != 1:
+            continue
+        old = _RETURN.match(hunk.old.lines[old_rows[0]])
+        new = _RETURN.match(hunk.new.lines[new_rows[0]])
+        if not (old and new and _CONSTANT.fullmatch(new["value"])):
+            continue
+        if _LITERAL.fullmatch(old["value"]):
+            continue  # one constant for another: the line edit says it all
+        value = old["value"]
+        owner = line_owner(path, hunk, True, new_rows[0])
+        found.append(ConstantReturn(path, owner, value, new["value"], bool(_BOOLEAN.search(value))))
+    return found
+
+
+def _code_rows(side: Side) -> dict[int, list[int]]:
+    """The changed code lines of each change block (comments and blank lines left out)."""
+    rows: dict[int, list[int]] = {}
+    for row, block in change_blocks(side).items():
+        if is_code_line(side.lines[row]):
+            rows.setdefault(block, []).append(row)
+    return rows
