@@ -16,6 +16,8 @@ from summarizer.checks import is_support_file
 from summarizer.hunks import Hunk, parse_hunks
 
 PYTHON = frozenset({".py"})
+PYTHON_AND_STUBS = frozenset({".py", ".pyi"})
+C_FAMILY = frozenset({".c", ".cc", ".cpp", ".cu", ".cuh", ".h", ".hpp"})
 # A `def` line, async or not: where a definition starts or is re-signed.
 DEF_LINE = re.compile(r"\s*(?:async\s+)?def\s")
 

@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 
 from bot.core.models import PullRequest
 from summarizer.brackets import split_top_level
-from summarizer.code_hunks import code_hunks
+from summarizer.code_hunks import C_FAMILY, PYTHON_AND_STUBS, code_hunks
 from summarizer.facts import line_owner
 from summarizer.hunks import Hunk, Side
 from summarizer.line_edits import change_blocks
@@ -29,9 +29,9 @@ _C_BRANCH = re.compile(
 # A value returned as a condition: `return cls._AITER_ENABLED and on_gfx950()` (vLLM #35250).
 _PY_RETURN = re.compile(r"^(?P<indent>\s*)(?P<kw>return)\s+(?P<cond>.+?)\s*(?:#.*)?$")
 _C_RETURN = re.compile(r"^(?P<indent>\s*)(?P<kw>return)\s+(?P<cond>.+?);\s*$")
-_PY_SUFFIXES = frozenset({".py", ".pyi"})
+_PY_SUFFIXES = PYTHON_AND_STUBS
 _BLOCK_LINES = 6  # changed lines of a block, at most, around a condition edited in place
-_C_SUFFIXES = frozenset({".c", ".cc", ".cpp", ".cu", ".cuh", ".h", ".hpp"})
+_C_SUFFIXES = C_FAMILY
 # An operator between spaces: `or` in `color` or `x.or_` is no operator.
 _OPERATORS = {
     "or": re.compile(r"(?<=\s)(?:or|\|\|)(?=\s)"),

@@ -12,13 +12,11 @@ import re
 from dataclasses import dataclass
 
 from bot.core.models import PullRequest
-from summarizer.code_hunks import code_hunks
+from summarizer.code_hunks import C_FAMILY, PYTHON_AND_STUBS, code_hunks
 from summarizer.facts import is_code_line, line_owner
 from summarizer.hunks import Hunk, Side
 from summarizer.line_edits import change_blocks
 
-_PY = frozenset({".py", ".pyi"})
-_C = frozenset({".c", ".cc", ".cpp", ".cu", ".cuh", ".h", ".hpp"})
 _RETURN = re.compile(r"^\s*return\s+(?P<value>.+?)\s*;?\s*(?:#.*|//.*)?$")
 _CONSTANT = re.compile(r"True|False|true|false")
 _LITERAL = re.compile(r"None|nullptr|True|False|true|false|-?[\d.]+\w*|([\"']).*\1")
@@ -43,7 +41,7 @@ class ConstantReturn:
 def constant_returns(pr: PullRequest) -> list[ConstantReturn]:
     """Each return of the code that runs (Python, C++) whose computed value the PR replaces
     with a boolean constant, the only change of its block, in diff order."""
-    return [c for path, hunk in code_hunks(pr, _PY | _C) for c in _hunk_returns(path, hunk)]
+    return [c for path, hunk in code_hunks(pr, PYTHON_AND_STUBS | C_FAMILY) for c in _hunk_returns(path, hunk)]
 
 
 def _hunk_returns(path: str, hunk: Hunk) -> list[ConstantReturn]:
