@@ -70,11 +70,12 @@ def default_risk(facts: ChangeFacts) -> BehaviourRisk | None:
 
 
 def condition_risk(pr: PullRequest) -> BehaviourRisk | None:
-    for c in conditions_changed(pr) + chains_changed(pr):
-        parts = c.dropped or c.added
-        if any(len(p) > _PART_CHARS for p in parts):
-            continue
-        return BehaviourRisk(_condition_sentence(c), tuple(n for n in (c.enclosing,) if n))
+    # Wrapped chains are read only where no one-line condition answers.
+    for read in (conditions_changed, chains_changed):
+        for c in read(pr):
+            if any(len(p) > _PART_CHARS for p in c.dropped or c.added):
+                continue
+            return BehaviourRisk(_condition_sentence(c), tuple(n for n in (c.enclosing,) if n))
     return None
 
 

@@ -88,8 +88,8 @@ def _started(side: Side, first: int, operator: str, part: str, row: int) -> _Cha
     head = _FIRST_LINE.match(side.lines[first])
     assert head is not None  # a code line always matches
     kw = head["kw"] or ""
-    above = [r for r in range(first) if is_code_line(side.lines[r])]
-    if not kw and above and (opened := _HEAD_LINE.match(side.lines[above[-1]])):
+    above = next((r for r in range(first - 1, -1, -1) if is_code_line(side.lines[r])), None)
+    if not kw and above is not None and (opened := _HEAD_LINE.match(side.lines[above])):
         kw = opened["kw"]
     first_part = head["part"]
     chain = _Chain(first, operator, [first_part, _closed(part)], [first, row], kw)

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from bot.core.models import PullRequest
 from summarizer.code_hunks import C_FAMILY, PYTHON_AND_STUBS, code_hunks
 from summarizer.facts import is_code_line, line_owner
-from summarizer.hunks import Hunk, Side
-from summarizer.line_edits import change_blocks
+from summarizer.hunks import Hunk
+from summarizer.line_edits import rows_by_block
 
 _RETURN = re.compile(r"^\s*return\s+(?P<value>.+?)\s*;?\s*(?:#.*|//.*)?$")
 _CONSTANT = re.compile(r"True|False|true|false")
@@ -45,7 +45,7 @@ def constant_returns(pr: PullRequest) -> list[ConstantReturn]:
 
 
 def _hunk_returns(path: str, hunk: Hunk) -> list[ConstantReturn]:
-    olds, news = _code_rows(hunk.old), _code_rows(hunk.new)
+    olds, news = rows_by_block(hunk.old, is_code_line), rows_by_block(hunk.new, is_code_line)
     found = []
     for block, new_rows in news.items():
         old_rows = olds.get(block, [])
@@ -62,11 +62,3 @@ def _hunk_returns(path: str, hunk: Hunk) -> list[ConstantReturn]:
         found.append(ConstantReturn(path, owner, value, new["value"], bool(_BOOLEAN.search(value))))
     return found
 
-
-def _code_rows(side: Side) -> dict[int, list[int]]:
-    """The changed code lines of each change block (comments and blank lines left out)."""
-    rows: dict[int, list[int]] = {}
-    for row, block in change_blocks(side).items():
-        if is_code_line(side.lines[row]):
-            rows.setdefault(block, []).append(row)
-    return rows

@@ -10,14 +10,13 @@ follows from it: in the cases where the condition is false, was that step needed
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from dataclasses import dataclass
 
 from bot.core.models import PullRequest
 from summarizer.code_hunks import code_hunks
 from summarizer.facts import is_code_line, line_owner
 from summarizer.hunks import Hunk, Side
-from summarizer.line_edits import change_blocks
+from summarizer.line_edits import rows_by_block
 
 _IF = re.compile(r"^(?P<indent>[ \t]*)if\s+(?P<cond>.+?):\s*(?:#.*)?$")
 _ELSE = re.compile(r"^[ \t]*(?:else|elif\b.*):\s*(?:#.*)?$")
@@ -55,7 +54,7 @@ def new_guards(pr: PullRequest) -> list[NewGuard]:
 
 
 def _hunk_guards(path: str, hunk: Hunk) -> list[NewGuard]:
-    old_rows, new_rows = _by_block(hunk.old), _by_block(hunk.new)
+    old_rows, new_rows = rows_by_block(hunk.old), rows_by_block(hunk.new)
     found: list[NewGuard] = []
     for block, rows in new_rows.items():
         removed = [hunk.old.lines[r] for r in old_rows.get(block, [])]
@@ -71,12 +70,6 @@ def _hunk_guards(path: str, hunk: Hunk) -> list[NewGuard]:
                 found.append(NewGuard(path, owner, m.group("cond"), len(guarded), guarded[0]))
     return found
 
-
-def _by_block(side: Side) -> dict[int, list[int]]:
-    rows: dict[int, list[int]] = defaultdict(list)
-    for row, block in sorted(change_blocks(side).items()):
-        rows[block].append(row)
-    return rows
 
 
 def _body(side: Side, rows: list[int], row: int, indent: int) -> tuple[list[str], str]:

@@ -69,7 +69,7 @@ def hunk_edits(old: Side, new: Side, prose: bool = False) -> Iterator[tuple[int,
     block with lines only added or only removed around the pairs is a rewrite: its pairs
     would hide what was added (a tuple that became a list comprehension). In `prose` (docs)
     a line is any line, and a line added on its own is no edit."""
-    removed, added = _by_block(old), _by_block(new)
+    removed, added = rows_by_block(old), rows_by_block(new)
     # Lines changed in place first: they are the mechanism; statements added are its detail.
     yield from _paired(old, new, removed, added, prose)
     if not prose:
@@ -110,10 +110,12 @@ def _added_alone(
             yield from ((-1, row, "", line) for row, line in zip(code, statements, strict=True))
 
 
-def _by_block(side: Side) -> dict[int, list[int]]:
+def rows_by_block(side: Side, keep: Callable[[str], bool] = str.strip) -> dict[int, list[int]]:
+    """The changed rows of each change block, in order, whose line `keep` accepts (by default
+    the non-blank ones)."""
     rows: dict[int, list[int]] = {}
     for row, block in change_blocks(side).items():
-        if side.lines[row].strip():
+        if keep(side.lines[row]):
             rows.setdefault(block, []).append(row)
     return rows
 
