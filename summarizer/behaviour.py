@@ -1,7 +1,7 @@
 """What a change does to cases that worked before, said as the concern a reviewer raises.
 
 The facts say what changed; a reviewer's question is who now gets something different.
-Seven changes answer it by themselves, exactly, from the diff:
+Nine changes answer it by themselves, exactly, from the diff:
 - a default flipped (vLLM #34924): everyone who never set the variable gets the new value on
   upgrade, and setting the old one back is the way out;
 - a branch's condition edited (#35354): the cases only the dropped part caught no longer
@@ -15,7 +15,11 @@ Seven changes answer it by themselves, exactly, from the diff:
 - a computed value returned now a constant (#34087): the cases the expression told apart
   now all get the constant (summarizer/constant_returns.py);
 - a function of the module now called at import (#34108): what it does happens when the
-  module is imported, and its error fails the import (summarizer/import_time.py).
+  module is imported, and its error fails the import (summarizer/import_time.py);
+- a feature check that asks for other names (#33985): an install with only the old ones
+  passed it and now fails it (summarizer/feature_probes.py);
+- a broad error swallowed (#33985's `contextlib.suppress(Exception)`): a failure there no
+  longer shows (summarizer/swallowed_errors.py).
 On the dev days the reader scored every true but shallow risk 1 and wanted this kind of
 concern for a 2; it is written here, never guessed by the model.
 """
@@ -31,9 +35,11 @@ from summarizer.condition_chains import chains_changed
 from summarizer.conditions import ConditionChange, conditions_changed
 from summarizer.constant_returns import constant_returns
 from summarizer.facts import ChangeFacts
+from summarizer.feature_probes import probes_changed
 from summarizer.guards import guarded_lines, new_guards
 from summarizer.import_time import import_time_calls
 from summarizer.ordering import now_sorted
+from summarizer.swallowed_errors import swallowed_errors
 from summarizer.wording import code, listed
 
 _PART_CHARS = 100  # a condition part longer than this is not quoted: it would be the sentence
@@ -48,10 +54,11 @@ class BehaviourRisk:
 def behaviour_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
     """The first of: a default flipped, a condition edited, a returned value made constant,
     lines put under a new `if`, a cache added or removed, a sequence now sorted, a call
-    moved to import time."""
+    moved to import time, a feature check asking for other names, an error swallowed."""
     return (
         default_risk(facts) or condition_risk(pr) or constant_return_risk(pr) or guard_risk(pr)
-        or cache_risk(pr) or order_risk(pr) or import_time_risk(pr)
+        or cache_risk(pr) or order_risk(pr) or import_time_risk(pr) or probe_risk(pr)
+        or swallowed_risk(pr)
     )  # fmt: skip
 
 
@@ -242,4 +249,36 @@ def import_time_risk(pr: PullRequest) -> BehaviourRisk | None:
         f"imported, in every process that imports it, before any caller asks: whatever it "
         "does happens then, and an error it raises fails the import.",
         (c.function,),
+    )
+
+
+def probe_risk(pr: PullRequest) -> BehaviourRisk | None:
+    """A `hasattr` check that now asks for names it did not: what had only the old ones."""
+    if not (found := probes_changed(pr)):
+        return None
+    p = found[0]
+    where = f"In {code(p.enclosing)}" if p.enclosing else f"In `{p.file}`"
+    new = next(n for n in p.after if n not in p.before)
+    old = next((n for n in p.before if n not in p.after), p.before[0])
+    asked = listed([code(n) for n in p.after])
+    return BehaviourRisk(
+        f"{where}, the check on `{p.subject}` now asks for {asked}, where it asked for "
+        f"{listed([code(n) for n in p.before])}: a `{p.subject}` that has `{old}` but not "
+        f"`{new}` passed the check before and now fails it, so the code takes its path for "
+        "one that lacks the feature.",
+        (p.subject, new),
+    )
+
+
+def swallowed_risk(pr: PullRequest) -> BehaviourRisk | None:
+    """A broad `suppress`, or a broad `except` that only passes, the PR adds."""
+    if not (found := swallowed_errors(pr)):
+        return None
+    s = found[0]
+    where = f"In {code(s.enclosing)}" if s.enclosing else f"In `{s.file}`"
+    what = f"an error raised by `{s.guarded}`" if s.guarded else "an error raised in that block"
+    return BehaviourRisk(
+        f"{where}, {what} is now swallowed (`{s.how}`): a failure there raises nothing and "
+        "logs nothing, so it goes unseen.",
+        tuple(n for n in (s.enclosing,) if n),
     )

@@ -971,6 +971,16 @@ def is_support_file(filename: str) -> bool:
     return bool(_TEST.search(filename) or _DOC.search(filename) or _CI.search(filename))
 
 
+_TOOLING = re.compile(r"^(?:benchmarks|tools|scripts|examples)/")
+
+
+def is_tooling_file(filename: str) -> bool:
+    """Scripts beside the library (a benchmark, a tool, an example): code that runs when
+    someone runs it, which no user's request goes through. A risk of the library's own code
+    comes before theirs (vLLM #33985's benchmark helper was named before its fusion pass)."""
+    return bool(_TOOLING.match(filename))
+
+
 def decide_type(
     pr: PullRequest,
     model_type: ChangeType,

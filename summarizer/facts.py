@@ -138,6 +138,10 @@ class MovedLines:
     # when the lines now come earlier, False when later, None for a move to another place.
     earlier: bool | None = None
     passed: str = ""  # of a reorder, the first line of the code the moved lines now pass
+    # Of a reorder of two checks: the message the moved lines raise, and the one the code
+    # they now pass raises. An input both reject now gets the other of the two.
+    raises: str = ""
+    passed_raises: str = ""
 
     @property
     def reordered(self) -> bool:
@@ -1233,10 +1237,13 @@ def _moved_within(
             # Only within one definition is it the same code run in another order; into
             # another definition it is a move, as between files.
             within = old is not None and old == new and not any(map(_DEFINES.match, texts))
+            raised = [hunk.old.lines[r] for r in range(run[0], len(hunk.old.lines))]
             return MovedLines(
                 len(texts), path, path, _first_text(hunk.old, run), old, new,
                 earlier=at < block if within else None,
                 passed=_first_statement(passed) if within else "",
+                raises=raised_message(raised[: len(run)]) if within else "",
+                passed_raises=raised_message(passed) if within else "",
             )  # fmt: skip
     return None
 
@@ -1253,6 +1260,24 @@ def _kept_together(texts: list[str], lines: list[str]) -> bool:
 
 # `try:`, `else:`, a closing bracket: a line that names nothing the reader could look up.
 _BARE = re.compile(r"\s*(?:try|else|finally|pass|break|continue|return|[)\]}]+)\s*:?\s*")
+
+
+_RAISED = re.compile(r"^\s*raise\s+[A-Za-z_][\w.]*\(")
+# The first string literal of a raise: its message, an f-string's fields as written.
+_MESSAGE = re.compile(
+    r"(?<!\w)[fr]?\"((?:[^\"\\`]|\\.){8,120})\"|(?<!\w)[fr]?'((?:[^'\\`]|\\.){8,120})'"
+)
+_MESSAGE_LINES = 4  # a raise's call wrapped over this many lines, at most
+
+
+def raised_message(lines: list[str]) -> str:
+    """The message of the first `raise Error("...")` among `lines`, or ""."""
+    for row, line in enumerate(lines):
+        if _RAISED.match(line):
+            call = " ".join(t.strip() for t in lines[row : row + _MESSAGE_LINES])
+            m = _MESSAGE.search(call)
+            return (m.group(1) or m.group(2)) if m else ""
+    return ""
 
 
 def _first_statement(lines: list[str]) -> str:

@@ -660,6 +660,10 @@ def _reordered_risk(facts: ChangeFacts) -> FactRisk | None:
         if m.earlier
         else ("they used to precede", "an input that both handle now meets that code first")
     )
+    if m.raises and m.passed_raises:
+        # Two checks swapped: which error a bad input gets is what a user sees change.
+        now, was = (m.raises, m.passed_raises) if m.earlier else (m.passed_raises, m.raises)
+        then = f'an input that both reject now gets "{now}" where it got "{was}"'
     return FactRisk(
         f"The lines starting {code(m.text[:60])}{where} now run {when}{passed} "
         f"{follow}: {then}.",

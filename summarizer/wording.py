@@ -4,7 +4,7 @@ them, the settings of the code that runs, and which tests change with a PR."""
 from __future__ import annotations
 
 from bot.core.models import PullRequest
-from summarizer.checks import is_support_file, is_test_file, runs_code
+from summarizer.checks import is_support_file, is_test_file, is_tooling_file, runs_code
 from summarizer.facts import MACRO_BLOCK, ChangeFacts, Definition, Setting, SignatureChange
 
 LIST_CAP = 3  # names in one list of a sentence: more reads as a dump
@@ -47,9 +47,11 @@ def named_definitions(defs: list[Definition], moved: set[str]) -> list[str]:
 
 
 def running_signatures(facts: ChangeFacts) -> list[SignatureChange]:
-    """The signatures of the code that runs: a test function's parameters are its fixtures,
-    and nothing outside the tests this PR edits calls it."""
-    return [s for s in facts.signatures if not is_support_file(s.file)]
+    """The signatures of the code that runs, the library's before its scripts': a test
+    function's parameters are its fixtures, and nothing outside the tests this PR edits
+    calls it."""
+    running = [s for s in facts.signatures if not is_support_file(s.file)]
+    return sorted(running, key=lambda s: is_tooling_file(s.file))
 
 
 def settings_of(facts: ChangeFacts, change: str, kinds: tuple[str, ...] = ()) -> list[Setting]:

@@ -433,7 +433,9 @@ def test_lines_moved_within_one_function_are_reordered_not_added() -> None:
     first = "if has_xgrammar_unsupported_json_features(schema):"
     assert facts.moved_lines == (
         MovedLines(4, path, path, first, "validate_xgrammar_grammar", "validate_xgrammar_grammar",
-                   earlier=True, passed="xgr.Grammar.from_json_schema(schema)"),
+                   earlier=True, passed="xgr.Grammar.from_json_schema(schema)",
+                   raises="The provided JSON schema contains features not supported by xgrammar.",
+                   passed_raises="Failed to transform json schema into a grammar: {err}"),
     )  # fmt: skip
     assert facts.moved_lines[0].reordered
     assert (
