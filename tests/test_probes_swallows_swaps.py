@@ -5,29 +5,11 @@ both the library and its scripts, the library's comes first."""
 
 from __future__ import annotations
 
-from bot.core.models import ChangedFile, PullRequest
 from summarizer.facts import extract_facts
 from summarizer.feature_probes import ProbeChange, probes_changed
-from summarizer.finishing import fact_risk
 from summarizer.swallowed_errors import SwallowedError, swallowed_errors
 from summarizer.wording import running_signatures
-
-
-def pr_of(*files: ChangedFile) -> PullRequest:
-    return PullRequest("o/r", 33985, "A change", "u", "a", "merged", files=files)
-
-
-def changed(filename: str, patch: str) -> ChangedFile:
-    plus = sum(1 for line in patch.splitlines() if line.startswith("+"))
-    minus = sum(1 for line in patch.splitlines() if line.startswith("-"))
-    return ChangedFile(filename, "modified", plus, minus, patch)
-
-
-def risk_of(pr: PullRequest) -> str:
-    risk = fact_risk(extract_facts(pr), pr)
-    assert risk is not None
-    return risk.sentence
-
+from tests.diffs import changed, pr_of, risk_of
 
 # vLLM #33985: the fusion pass now needs FlashInfer's unified API, wrapped over two lines.
 PROBE = changed("vllm/compilation/passes/fusion/allreduce_rms_fusion.py", (

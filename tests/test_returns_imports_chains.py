@@ -5,30 +5,11 @@ formatter wrapped one part a line. Each is read from the diff and said exactly."
 
 from __future__ import annotations
 
-from bot.core.models import ChangedFile, PullRequest
 from summarizer.condition_chains import chains_changed
 from summarizer.conditions import ConditionChange
 from summarizer.constant_returns import ConstantReturn, constant_returns
-from summarizer.facts import extract_facts
-from summarizer.finishing import fact_risk
 from summarizer.import_time import ImportTimeCall, import_time_calls
-
-
-def pr_of(*files: ChangedFile) -> PullRequest:
-    return PullRequest("o/r", 34087, "A fix", "u", "a", "merged", files=files)
-
-
-def changed(filename: str, patch: str) -> ChangedFile:
-    plus = sum(1 for line in patch.splitlines() if line.startswith("+"))
-    minus = sum(1 for line in patch.splitlines() if line.startswith("-"))
-    return ChangedFile(filename, "modified", plus, minus, patch)
-
-
-def risk_of(pr: PullRequest) -> str:
-    risk = fact_risk(extract_facts(pr), pr)
-    assert risk is not None
-    return risk.sentence
-
+from tests.diffs import changed, pr_of, risk_of
 
 # vLLM #34087: FlashInfer was kept off under sequence parallelism; now it never is.
 MADE_CONSTANT = changed("vllm/model_executor/layers/fused_moe/flashinfer_cutlass_moe.py", (

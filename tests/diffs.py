@@ -1,0 +1,26 @@
+"""A PR built from hand-written hunks, and the risk code reads from it: what the specs of the
+diff readers (summarizer/behaviour.py and the readers it draws on) are written against."""
+
+from __future__ import annotations
+
+from bot.core.models import ChangedFile, PullRequest
+from summarizer.facts import extract_facts
+from summarizer.finishing import fact_risk
+
+
+def pr_of(*files: ChangedFile, number: int = 1, title: str = "A fix") -> PullRequest:
+    return PullRequest("o/r", number, title, "u", "a", "merged", files=files)
+
+
+def changed(filename: str, patch: str) -> ChangedFile:
+    """A modified file whose line counts are the patch's own."""
+    plus = sum(1 for line in patch.splitlines() if line.startswith("+"))
+    minus = sum(1 for line in patch.splitlines() if line.startswith("-"))
+    return ChangedFile(filename, "modified", plus, minus, patch)
+
+
+def risk_of(pr: PullRequest) -> str:
+    """The risk sentence the facts give, which these specs expect there is."""
+    risk = fact_risk(extract_facts(pr), pr)
+    assert risk is not None
+    return risk.sentence
