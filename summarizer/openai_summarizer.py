@@ -247,9 +247,15 @@ class OpenAISummarizer:
         answer, second, more = await self._attempt(
             work, retry, "repair", self.sampling.for_retry(), revision
         )
-        if answer is None:
+        if answer is not None:
+            return answer, usage + more
+        # Both answers repeated themselves: the first's other sections stand, and code
+        # writes the ones that looped, as it does for sections that were only padding.
+        kept = fault.kept or (second.kept if second else None)
+        if kept is None:
             raise SummarizeError(f"the model's answer was invalid twice ({second})")
-        return answer, usage + more
+        log.info("%s#%d: kept the answer without its repeating sections", work.repo, work.number)
+        return _Attempt(kept, _answer_json(kept)), usage + more
 
     async def _attempt(
         self,
@@ -470,6 +476,13 @@ def _result(
         facts=json.dumps(facts_to_json(prompt.facts)) if prompt.facts else "",
         calls=tuple(work.calls),
     )
+
+
+def _answer_json(answer: Answer) -> str:
+    """An answer as the model's JSON, for a retry to edit."""
+    sections = {key: getattr(answer.sections, key) for key in SECTION_KEYS}
+    body = {"type": answer.change_type.value, "headline": answer.sections.headline, **sections}
+    return json.dumps(body, ensure_ascii=False)
 
 
 def _retry_messages(messages: list[dict], note: str, previous: str | None = None) -> list[dict]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from json.decoder import scanstring
 
 from bot.core.models import ChangeType, SummarySections
@@ -110,9 +110,17 @@ class InvalidAnswer(ValueError):
     `hint` is what the retry tells the model to do differently.
     """
 
-    def __init__(self, message: str, hint: str = "Reply with only the JSON object asked for."):
+    def __init__(
+        self,
+        message: str,
+        hint: str = "Reply with only the JSON object asked for.",
+        kept: Answer | None = None,
+    ):
         super().__init__(message)
         self.hint = hint
+        # What is left of an answer that repeated itself, without the sections that repeat:
+        # kept when the retry fails too, so that one loop never costs a PR its summary.
+        self.kept = kept
 
 
 @dataclass(frozen=True)
@@ -148,11 +156,23 @@ def parse_answer(
     headline = parse_headline(data["headline"], cut=bounded or cut_key == "headline")
     sections = drop_repeated_sentences(SummarySections(**values, headline=headline))
     if repetition := find_repetition(sections):
+        kept = without_repeats(sections)
         raise InvalidAnswer(
             str(repetition),
             hint=f"It said the same thing twice. {repetition.fix}",
+            kept=Answer(ChangeType(raw_type), kept, data, salvaged=True) if kept else None,
         )
     return Answer(ChangeType(raw_type), sections, data, salvaged=cut_key is not None)
+
+
+def without_repeats(sections: SummarySections) -> SummarySections | None:
+    """The sections with each one that loops or restates another emptied, for code to fill
+    from the facts; None when what_changed is one: an answer without it says nothing."""
+    while repetition := find_repetition(sections):
+        if repetition.section == "what_changed":
+            return None
+        sections = replace(sections, **{repetition.section: ""})
+    return sections
 
 
 def _load_json(text: str, *, cut_off: bool) -> tuple[dict, str | None]:

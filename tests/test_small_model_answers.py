@@ -73,11 +73,22 @@ async def test_a_local_retry_also_asks_for_shorter_sections_and_stronger_repetit
     assert retry["max_tokens"] < first["max_tokens"]
 
 
-async def test_the_same_bad_answer_twice_is_a_visible_failure_not_a_loop(server):
-    server.responder = SmallModel("always_repeat")
+@pytest.mark.parametrize("make", [hosted, local], ids=["hosted", "local"])
+async def test_a_section_that_loops_twice_is_written_by_code_and_the_rest_stands(server, make):
+    model = SmallModel("always_repeat")
+    server.responder = model
+    result = await make(server).summarize(PR)
+    assert server.completions_count == 2  # one retry, then what is left: no third call
+    assert 'The pull request "Sort weight files in' in result.sections.what_changed  # the model's
+    assert "Developers should also note" not in result.sections.key_insights
+    assert result.sections.key_insights == "No test changes with it in this PR."  # the facts'
+
+
+async def test_an_answer_whose_what_changed_loops_twice_is_a_visible_failure(server):
+    server.responder = SmallModel("always_repeat_first")
     with pytest.raises(SummarizeError, match="invalid twice .*repeated sentence"):
         await local(server).summarize(PR)
-    assert server.completions_count == 2  # one retry, then the mark: no third call
+    assert server.completions_count == 2
 
 
 async def test_an_answer_cut_off_in_its_last_section_keeps_its_finished_sentences(server):

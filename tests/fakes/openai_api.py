@@ -239,8 +239,9 @@ class SmallModel:
 
     Faults: "repeat" (the last section says one sentence over and over), "restate" (the last
     section restates the first), "cut_last" (cut off by max_tokens inside the last section),
-    "cut_early" (cut off before the last section began), and "always_repeat" (every answer
-    loops, whatever the request).
+    "cut_early" (cut off before the last section began), "always_repeat" (every answer
+    loops in its last section, whatever the request), and "always_repeat_first" (every answer
+    loops in what_changed).
     """
 
     def __init__(self, fault: str) -> None:
@@ -254,7 +255,7 @@ class SmallModel:
         key = json.dumps(request, sort_keys=True)
         if key not in self._answers:
             title = find_title(request) or ""
-            if self.fault == "always_repeat" or title not in self._faulted:
+            if self.fault.startswith("always_") or title not in self._faulted:
                 self._faulted.add(title)
                 self._answers[key] = self._bad(request)
             else:
@@ -266,6 +267,9 @@ class SmallModel:
         loop = "Developers should also note that the change must be tested carefully. "
         if self.fault in ("repeat", "always_repeat"):
             answer["key_insights"] = loop * 6
+            return json.dumps(answer), "stop"
+        if self.fault == "always_repeat_first":
+            answer["what_changed"] = loop * 6
             return json.dumps(answer), "stop"
         if self.fault == "restate":
             answer["key_insights"] = answer["what_changed"]
