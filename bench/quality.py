@@ -202,6 +202,8 @@ async def run_day(
     by_number = {row["number"]: row for row in rows}
     results = []
     for entry in digest.entries:
+        if entry.pr.number not in by_number:
+            continue  # kept from an earlier run into the same --db, not asked for by --numbers
         calls = list(store.db["llm_calls"].rows_where("number = ?", [entry.pr.number]))
         results.append(measure(entry, calls, by_number[entry.pr.number]))
     return results, wall
