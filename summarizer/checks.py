@@ -188,6 +188,7 @@ def check_answer(
             findings += _performance(field, sentence, evidence)
             findings += _no_effect(field, sentence, effect, pr)
             findings += _misplaced(field, sentence, evidence, facts)
+            findings += _revert_claimed(field, sentence, evidence)
             if field != "headline":
                 findings += _padded(field, sentence, evidence)
             if small_model:
@@ -198,6 +199,23 @@ def check_answer(
         findings += _headline_contradicted(sections.headline, evidence, against)
     findings += _empty_risk(sections.potential_risks, evidence, change_type)
     return findings
+
+
+_REVERT_WORD = re.compile(r"\brevert(?:s|ed|ing)?\b", re.IGNORECASE)
+
+
+def _revert_claimed(field: str, sentence: str, evidence: _Evidence) -> list[Finding]:
+    """A PR called a revert that is none: vLLM #35033, "Bring back Llama-4 bug fixes", lands
+    them again, and the built-in model wrote "Reverts Llama-4 bug fixes", backwards. Only a
+    PR whose title, description or changed lines speak of a revert may be called one."""
+    if not _REVERT_WORD.search(BACKTICKED.sub(" ", sentence)):
+        return []
+    pr = evidence.pr
+    said = (pr.title, pr.body or "", *evidence.added, *evidence.removed)
+    if is_revert(pr) or any(_REVERT_WORD.search(text) for text in said):
+        return []
+    why = "calls the PR a revert, which nothing in its title, description or diff says"
+    return [Finding(FindingKind.CONTRADICTS_FACTS, field, sentence, why)]
 
 
 # --- 1. INVERTED: added where the diff removes, removed where it adds -------------------------

@@ -504,8 +504,12 @@ _HEDGE = re.compile(
     r"\b(?:may|might|could|can|would|will)\s+(?:\w+\s+){0,2}(?:break|affect|impact|cause|"
     r"lead to|result in|introduce|change)\b"
     r"|\bas long as\b|\b(?:does|do|will) not introduce\b|\bensure that\b"
-    r"|\bnot (?:be )?(?:used|implemented|handled|configured|tested) (?:correctly|properly)\b"
+    r"|\bnot (?:be )?(?:used|implemented|handled|configured|tested|set|enabled|defined) "
+    r"(?:correctly|properly)\b"
     r"|\bin (?:all|some|certain) (?:cases|scenarios)\b"
+    # That it changes behaviour is what every PR does, not a risk (vLLM #30950: "The PR
+    # changes the behavior of the logging and performance metrics systems").
+    r"|\b(?:changes|modifies|alters|affects) the (?:behaviou?r|functionality) of\b(?![^.:;]*[:;])"
     r"|\bunexpected (?:behaviou?r|results|issues|errors)\b"
     # A risk named but not said (vLLM #34990: "introduces a potential risk to the code
     # interpreter MCP implementation"), unless a condition follows ("a new risk if …").

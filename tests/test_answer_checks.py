@@ -154,3 +154,16 @@ def test_a_section_that_is_only_a_repeat_still_makes_the_answer_invalid():
     said = REAL.what_changed.split(". ")[0] + "."
     with pytest.raises(InvalidAnswer, match="repeated sentence in what_changed and key_insights"):
         parse_answer(answer(key_insights=said))
+
+
+def test_an_answer_that_loops_keeps_its_other_sections_for_when_the_retry_loops_too():
+    with pytest.raises(InvalidAnswer) as invalid:
+        parse_answer(answer(key_insights=LOOP))
+    kept = invalid.value.kept
+    assert kept is not None and kept.sections == SummarySections(*REAL_TEXTS[:3], "", REAL.headline)
+
+
+def test_an_answer_whose_what_changed_loops_keeps_nothing():
+    with pytest.raises(InvalidAnswer) as invalid:
+        parse_answer(answer(what_changed=LOOP))
+    assert invalid.value.kept is None

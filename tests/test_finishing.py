@@ -283,6 +283,25 @@ def test_a_promise_of_no_new_bugs_beside_a_real_risk_is_dropped():
     )
 
 
+def test_a_model_risk_that_only_says_behaviour_changes_or_that_a_name_must_be_set_right_goes():
+    # vLLM #30950 and #35098 on a fresh 02-23 run: each was the whole risk section.
+    said = SummarySections("x", "y", (
+        "The PR changes the behavior of `_fp8_perm` and its callers. "
+        "It is a risk if `_fp8_perm` is not set correctly."
+    ), "z")  # fmt: skip
+    assert finish(said, DEAD_CODE, extract_facts(DEAD_CODE)).potential_risks == (
+        "Code outside this diff that still uses `_fp8_perm` breaks: the PR removes it."
+    )
+
+
+def test_a_model_risk_that_says_what_the_changed_behaviour_does_stays():
+    said = SummarySections("x", "y", (
+        "The PR changes the behavior of `_fp8_perm`: fp8 tensors indexed by callers break."
+    ), "z")  # fmt: skip
+    risks = finish(said, DEAD_CODE, extract_facts(DEAD_CODE)).potential_risks
+    assert risks.endswith("fp8 tensors indexed by callers break.")
+
+
 def test_lines_moved_between_two_hunks_of_one_file_do_not_lead_what_changed():
     patch = (
         "@@ -10,6 +10,3 @@ class Table:\n"

@@ -6,7 +6,8 @@ whole enough to read:
 - a parameter "removed" when a call now passes it another value (#35156);
 - an edit quoted by a piece cut inside an expression: "`return` becomes `quant_config =`";
 - a name the diff has only in a string called a function, or strings a list loses called
-  code that acts (#35119)."""
+  code that acts (#35119);
+- a PR that lands fixes again ("Bring back Llama-4 bug fixes") called a revert (#35033)."""
 
 from __future__ import annotations
 
@@ -341,3 +342,21 @@ def test_the_strings_a_list_loses_lead_what_changed():
         '`"VLLM_CPU_NUM_OF_RESERVED_CPU"` and `"VLLM_CPU_SGL_KERNEL"` from `compile_factors` '
         "(`vllm/envs.py`)."
     )
+
+
+# vLLM #35033: the fixes a revert took out are landed again; the model wrote "Reverts".
+BROUGHT_BACK = pr_of("[Llama4,CI] Bring back Llama-4 bug fixes", ChangedFile(
+    "vllm/model_executor/models/llama4.py", additions=1, deletions=1, patch=(
+        "@@ -10,3 +10,3 @@ class Llama4ForCausalLM(nn.Module):\n"
+        "-        w = permute(w, n_heads)\n"
+        "+        w = permute_qk_weight_for_rotary(w, n_heads)\n"
+    )))  # fmt: skip
+
+
+def test_a_pr_that_reverts_nothing_is_not_called_a_revert():
+    found = explanations(BROUGHT_BACK, said(
+        "The PR reverts the bug fixes in `Llama4ForCausalLM`.", "It affects `Llama4ForCausalLM`."
+    ))
+    assert found == ["calls the PR a revert, which nothing in its title, description or diff says"]
+    revert = pr_of("Revert \"[Llama4] Fix rotary\" (#35000)", *BROUGHT_BACK.files)
+    assert explanations(revert, said("The PR reverts the rotary fix in `Llama4ForCausalLM`.")) == []
