@@ -1114,7 +1114,7 @@ def _norm(line: str) -> str:
     return " ".join(line.split())
 
 
-def _runs(side: Side) -> Iterator[list[int]]:
+def changed_runs(side: Side) -> Iterator[list[int]]:
     """Rows of consecutive changed lines (blank ones inside a run kept in it)."""
     run: list[int] = []
     for row in range(len(side.lines)):
@@ -1157,7 +1157,7 @@ def _moved_lines(reads: list[tuple[str, Hunk]]) -> list[MovedLines]:
     out: list[MovedLines] = []
     for i, (path, hunk) in enumerate(reads):
         blocks: _HunkBlocks | None = None  # read once a hunk, when a run needs them
-        for run in _runs(hunk.old):
+        for run in changed_runs(hunk.old):
             texts = [_norm(hunk.old.lines[r]) for r in run if hunk.old.lines[r].strip()]
             if len(texts) < _MOVED_AT_LEAST:
                 continue
@@ -1237,12 +1237,12 @@ def _moved_within(
             # Only within one definition is it the same code run in another order; into
             # another definition it is a move, as between files.
             within = old is not None and old == new and not any(map(_DEFINES.match, texts))
-            raised = [hunk.old.lines[r] for r in range(run[0], len(hunk.old.lines))]
+            moved = hunk.old.lines[run[0] : run[-1] + 1]
             return MovedLines(
                 len(texts), path, path, _first_text(hunk.old, run), old, new,
                 earlier=at < block if within else None,
                 passed=_first_statement(passed) if within else "",
-                raises=raised_message(raised[: len(run)]) if within else "",
+                raises=raised_message(moved) if within else "",
                 passed_raises=raised_message(passed) if within else "",
             )  # fmt: skip
     return None

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from bot.core.models import PullRequest
 from summarizer.checks import is_tooling_file
 from summarizer.code_hunks import code_hunks
-from summarizer.facts import line_owner
+from summarizer.facts import changed_runs, line_owner
 from summarizer.hunks import Hunk, Side
 
 _HASATTR = re.compile(r"\bhasattr\(\s*(?P<subject>[A-Za-z_][\w.]*)\s*,\s*[\"'](?P<name>\w+)[\"']\s*\)")
@@ -58,20 +58,11 @@ def _asked(side: Side) -> dict[str, tuple[tuple[str, ...], int]]:
     A run of changed lines is read as one text: a formatter wraps `hasattr(` calls."""
     names: dict[str, list[str]] = defaultdict(list)
     rows: dict[str, int] = {}
-    for first, text in _runs(side):
+    for run in changed_runs(side):
+        first, text = run[0], " ".join(side.lines[r].strip() for r in run)
         for m in _HASATTR.finditer(text):
             rows.setdefault(m["subject"], first)
             if m["name"] not in names[m["subject"]]:
                 names[m["subject"]].append(m["name"])
     return {s: (tuple(n), rows[s]) for s, n in names.items()}
 
-
-def _runs(side: Side) -> list[tuple[int, str]]:
-    """Each run of consecutive changed rows: its first row, and its lines joined."""
-    runs: list[tuple[int, list[str]]] = []
-    for row in sorted(side.changed):
-        if runs and row - 1 in side.changed:
-            runs[-1][1].append(side.lines[row].strip())
-        else:
-            runs.append((row, [side.lines[row].strip()]))
-    return [(first, " ".join(lines)) for first, lines in runs]

@@ -160,7 +160,7 @@ def parse_answer(
         raise InvalidAnswer(
             str(repetition),
             hint=f"It said the same thing twice. {repetition.fix}",
-            kept=Answer(ChangeType(raw_type), kept, data, salvaged=True) if kept else None,
+            kept=Answer(ChangeType(raw_type), kept, data, cut_key is not None) if kept else None,
         )
     return Answer(ChangeType(raw_type), sections, data, salvaged=cut_key is not None)
 
