@@ -76,6 +76,11 @@ def default_risk(facts: ChangeFacts) -> BehaviourRisk | None:
     )
 
 
+def _in(enclosing: str | None, file: str) -> str:
+    """Where a change is, to open its sentence: the definition, or else the file."""
+    return f"In {code(enclosing)}" if enclosing else f"In `{file}`"
+
+
 def condition_risk(pr: PullRequest) -> BehaviourRisk | None:
     # Wrapped chains are read only where no one-line condition answers.
     for read in (conditions_changed, chains_changed):
@@ -87,7 +92,7 @@ def condition_risk(pr: PullRequest) -> BehaviourRisk | None:
 
 
 def _condition_sentence(c: ConditionChange) -> str:
-    where = f"In {code(c.enclosing)}" if c.enclosing else f"In `{c.file}`"
+    where = _in(c.enclosing, c.file)
     if c.returned:
         return _returned_sentence(c, where)
     if c.chained:
@@ -160,7 +165,7 @@ def guard_risk(pr: PullRequest) -> BehaviourRisk | None:
     if not (guards := new_guards(pr)):
         return None
     g = guards[0]
-    where = f"In {code(g.enclosing)}" if g.enclosing else f"In `{g.file}`"
+    where = _in(g.enclosing, g.file)
     return BehaviourRisk(
         f"{where}, {guarded_lines(g)} ran every time before and now run only if "
         f"{code(g.condition)}: a case where it does not hold now skips them.",
@@ -223,7 +228,7 @@ def constant_return_risk(pr: PullRequest) -> BehaviourRisk | None:
     if not (found := constant_returns(pr)):
         return None
     c = found[0]
-    where = f"In {code(c.enclosing)}" if c.enclosing else f"In `{c.file}`"
+    where = _in(c.enclosing, c.file)
     other = {"True": "False", "False": "True", "true": "false", "false": "true"}[c.new]
     if c.boolean:
         case = (
@@ -257,7 +262,7 @@ def probe_risk(pr: PullRequest) -> BehaviourRisk | None:
     if not (found := probes_changed(pr)):
         return None
     p = found[0]
-    where = f"In {code(p.enclosing)}" if p.enclosing else f"In `{p.file}`"
+    where = _in(p.enclosing, p.file)
     new = next(n for n in p.after if n not in p.before)
     old = next((n for n in p.before if n not in p.after), p.before[0])
     asked = listed([code(n) for n in p.after])
@@ -275,7 +280,7 @@ def swallowed_risk(pr: PullRequest) -> BehaviourRisk | None:
     if not (found := swallowed_errors(pr)):
         return None
     s = found[0]
-    where = f"In {code(s.enclosing)}" if s.enclosing else f"In `{s.file}`"
+    where = _in(s.enclosing, s.file)
     what = f"an error raised by `{s.guarded}`" if s.guarded else "an error raised in that block"
     return BehaviourRisk(
         f"{where}, {what} is now swallowed (`{s.how}`): a failure there raises nothing and "

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from bot.core.models import PullRequest
-from summarizer.code_hunks import code_hunks
+from summarizer.code_hunks import block_rows, code_hunks
 from summarizer.facts import line_owner
 from summarizer.hunks import Hunk, Side
 
@@ -114,11 +114,8 @@ def _qualified(path: str, hunk: Hunk, row: int, name: str, new: bool = True) -> 
 
 def _reads(side: Side, row: int) -> tuple[str, ...]:
     """The `self.` attributes the def's body reads, in the lines the hunk shows of it."""
-    indent = len(side.lines[row]) - len(side.lines[row].lstrip())
     reads: list[str] = []
-    for line in side.lines[row + 1 :]:
-        if line.strip() and len(line) - len(line.lstrip()) <= indent:
-            break
+    for line in (side.lines[r] for r in block_rows(side, row)):
         if not line.lstrip().startswith("#"):
             reads.extend(f"self.{a}" for a in _SELF_READ.findall(line))
     return tuple(dict.fromkeys(reads))[:3]

@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 
 from bot.core.models import PullRequest
 from summarizer.checks import is_support_file
-from summarizer.hunks import Hunk, parse_hunks
+from summarizer.hunks import Hunk, Side, parse_hunks
 
 PYTHON = frozenset({".py"})
 PYTHON_AND_STUBS = frozenset({".py", ".pyi"})
@@ -30,3 +30,19 @@ def code_hunks(pr: PullRequest, suffixes: frozenset[str] = PYTHON) -> Iterator[t
             continue
         for hunk in parse_hunks(f.patch or ""):
             yield f.filename, hunk
+
+
+def indent_of(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def block_rows(side: Side, row: int) -> list[int]:
+    """The rows of the block the line at `row` opens (a `def`, a `with`, an `except`): those
+    below it up to the first non-blank line indented no deeper, or the end of the hunk."""
+    rows = []
+    for r in range(row + 1, len(side.lines)):
+        text = side.lines[r]
+        if text.strip() and indent_of(text) <= indent_of(side.lines[row]):
+            break
+        rows.append(r)
+    return rows

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from bot.core.models import PullRequest
-from summarizer.code_hunks import code_hunks
+from summarizer.code_hunks import code_hunks, indent_of
 from summarizer.facts import is_code_line, line_owner
 from summarizer.hunks import Hunk, Side
 from summarizer.line_edits import rows_by_block
@@ -77,7 +77,7 @@ def _body(side: Side, rows: list[int], row: int, indent: int) -> tuple[list[str]
     body: list[str] = []
     for r in rows[rows.index(row) + 1 :]:
         line = side.lines[r]
-        if line.strip() and _depth(line) <= indent:
+        if line.strip() and indent_of(line) <= indent:
             return body, line
         body.append(line.strip())
     return body, ""
@@ -86,12 +86,8 @@ def _body(side: Side, rows: list[int], row: int, indent: int) -> tuple[list[str]
 def _guarded(removed: list[str], body: list[str], indent: int) -> list[str]:
     """The removed code lines, at the `if`'s own level or below it, found again in its body;
     [] unless they are most of what was removed and enough to be a step."""
-    code = [line.strip() for line in removed if is_code_line(line) and _depth(line) >= indent]
-    if not any(_depth(line) == indent for line in removed if is_code_line(line)):
+    code = [line.strip() for line in removed if is_code_line(line) and indent_of(line) >= indent]
+    if not any(indent_of(line) == indent for line in removed if is_code_line(line)):
         return []  # nothing ran at the `if`'s own level: no step was put under it
     kept = [line for line in code if line in body]
     return kept if len(kept) >= max(_GUARDED_AT_LEAST, _SHARE * len(code)) else []
-
-
-def _depth(line: str) -> int:
-    return len(line) - len(line.lstrip())

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from bot.core.models import PullRequest
-from summarizer.code_hunks import code_hunks
+from summarizer.code_hunks import block_rows, code_hunks, indent_of
 from summarizer.facts import is_code_line, line_owner
 from summarizer.hunks import Hunk, Side
 
@@ -49,7 +49,7 @@ def _hunk_swallowed(path: str, hunk: Hunk) -> list[SwallowedError]:
         if line.strip() in before:
             continue  # there before, moved or re-indented
         if _SUPPRESS.match(line):
-            guarded = _first_code(new, _body(new, row))
+            guarded = _first_code(new, block_rows(new, row))
         elif _EXCEPT.match(line) and _only_silent(new, row):
             guarded = _tried(new, row)
         else:
@@ -59,39 +59,23 @@ def _hunk_swallowed(path: str, hunk: Hunk) -> list[SwallowedError]:
     return found
 
 
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip())
-
-
-def _body(side: Side, row: int) -> list[int]:
-    """The rows of the block that `row` opens: those indented under it, up to the first that
-    is not, or the end of the hunk."""
-    rows = []
-    for r in range(row + 1, len(side.lines)):
-        text = side.lines[r]
-        if text.strip() and _indent(text) <= _indent(side.lines[row]):
-            break
-        rows.append(r)
-    return rows
-
-
 def _first_code(side: Side, rows: list[int]) -> str:
     return next((side.lines[r].strip() for r in rows if is_code_line(side.lines[r])), "")
 
 
 def _only_silent(side: Side, row: int) -> bool:
     """The `except` body the hunk shows is all there is, and it does nothing but go on."""
-    body = [r for r in _body(side, row) if is_code_line(side.lines[r])]
+    body = [r for r in block_rows(side, row) if is_code_line(side.lines[r])]
     ends = not body or body[-1] + 1 < len(side.lines)
     return bool(body) and ends and all(_SILENT.match(side.lines[r]) for r in body)
 
 
 def _tried(side: Side, row: int) -> str:
     """The first line of the `try` this `except` closes, when the hunk shows it."""
-    depth = _indent(side.lines[row])
+    depth = indent_of(side.lines[row])
     for r in range(row - 1, -1, -1):
         text = side.lines[r]
-        if not text.strip() or _indent(text) > depth:
+        if not text.strip() or indent_of(text) > depth:
             continue
-        return _first_code(side, _body(side, r)) if _TRY.match(text) else ""
+        return _first_code(side, block_rows(side, r)) if _TRY.match(text) else ""
     return ""
