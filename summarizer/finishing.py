@@ -47,6 +47,7 @@ from summarizer.facts import (
 from summarizer.guards import guard_sentence, new_guards
 from summarizer.insight import interface_sentence
 from summarizer.line_edits import LineEdit, core
+from summarizer.new_branches import NewBranch, branch_sentence, new_branches
 from summarizer.raises import raises_added
 from summarizer.rationale import reason_sentence
 from summarizer.wording import (
@@ -84,7 +85,11 @@ def finish(
     named = grounded_names(pr, SummarySections(what, "", "", ""), corpus)
     # Named already by the model, or by a sentence of its edits: not "changed" again.
     guards = new_guards(pr)
+    branches = [] if guards else _branches_to_say(pr, facts, what)
+    # A line of the new case is said by its sentence, not again as a line added.
+    edits = [e for e in edits if e.old or not any(b.says(e.new) for b in branches[:1])]
     told = {e.enclosing for e in edits} | {g.enclosing for g in guards}
+    told |= {b.enclosing for b in branches}
     sentence = change_sentence(facts, told=told | set(named))
     if edits:
         # The line a fix turns on, quoted: what a small model most often tells backwards.
@@ -92,6 +97,9 @@ def finish(
     if guards and guards[0].condition not in what:
         # Lines re-added one level deeper read as new code (vLLM #35125's "adds a try-except").
         what = f"{guard_sentence(guards[0])} {what}"
+    if branches:
+        # The case a fix adds, and what it does then: what a small model calls "adds support".
+        what = f"{branch_sentence(branches[0])} {what}"
     if sentence and len(named) < NAMED_ENOUGH:
         what = f"{sentence} {what}"
     elif (moves := move_sentence(facts)) and not _MOVE_WORD.search(what):
@@ -111,6 +119,12 @@ def finish(
         potential_risks=risks,
         key_insights=insights,
     )
+
+
+def _branches_to_say(pr: PullRequest, facts: ChangeFacts, what: str) -> list[NewBranch]:
+    """The new cases the model's text does not already quote the condition of."""
+    squeezed = " ".join(what.split())
+    return [b for b in new_branches(pr, facts) if b.condition not in squeezed]
 
 
 def _insight(pr: PullRequest, interface: str, said: str) -> str:

@@ -141,10 +141,12 @@ def test_a_keyword_dropped_from_a_call_may_be_called_removed():
 def test_an_edit_cut_inside_an_expression_is_quoted_by_its_whole_lines():
     out = finish(said("The PR adds FP8 MoE bias."), BIASED, extract_facts(BIASED))
     assert "`return` becomes" not in out.what_changed
+    # The new `if` is said as the case it adds (tests/test_new_branches.py), not as lines.
     assert out.what_changed.startswith(
+        "In `Fp8MoEMethod.get_fused_moe_quant_config`, new code runs when `self.moe.has_bias`: "
+        "it sets `quant_config._w1.bias` to `layer.w13_bias`. "
         "In `Fp8MoEMethod.get_fused_moe_quant_config`, `return make_fp8_moe_quant_config(` "
-        "becomes `quant_config = make_fp8_moe_quant_config(`; `if self.moe.has_bias:`, "
-        "`quant_config._w1.bias = layer.w13_bias` and `return quant_config` are added."
+        "becomes `quant_config = make_fp8_moe_quant_config(`; `return quant_config` is added."
     )
 
 

@@ -1,0 +1,186 @@
+"""A new `if` block in code that was there: the case the PR now handles, and what it does.
+
+Most fixes add a case: vLLM #35230 returns `None, model_output` from the reasoning parser
+when `not self.thinking_enabled`; #34906 registers `w13_bias` and `w2_bias` when
+`self.moe.has_bias`. The small model tells these as "adds support for bias" and names neither
+the condition nor what runs under it, which is what a reviewer reads the fix for. Both are in
+the added lines, so code can say them exactly.
+
+Only a block added whole, with no `else` or `elif` added after it (an added if/else is most
+often one statement rewritten), inside a definition that was there before: in a new function
+every `if` is new, and the function is the news. Lines the PR removes elsewhere and adds back
+under the `if` are a guard (summarizer/guards.py), and an `if` line the PR removes too is a
+move or an edited condition (summarizer/ordering.py, summarizer/conditions.py).
+"""
+
+from __future__ import annotations
+
+import builtins
+import re
+from dataclasses import dataclass
+
+from bot.core.models import PullRequest
+from summarizer.brackets import unclosed
+from summarizer.checks import is_tooling_file
+from summarizer.code_hunks import block_rows, code_hunks, indent_of
+from summarizer.facts import ChangeFacts, is_code_line, line_owner
+from summarizer.hunks import Hunk, Side
+from summarizer.line_edits import change_blocks, rows_by_block
+from summarizer.wording import code, listed
+
+_IF = re.compile(r"^\s*if\s+(?P<cond>.+?):\s*(?:#.*)?$")
+_ELSE = re.compile(r"^\s*(?:else|elif\b.*):\s*(?:#.*)?$")
+_CONDITION_CHARS = 80  # a longer condition is not quoted: it would be the sentence
+_STATEMENTS = 6  # statements right under the `if`, at most: more is a feature of its own
+_BODY_LINES = 30  # and lines under it in all
+_VALUE_CHARS = 40  # a returned value longer than this is not quoted
+_NOT_A_CASE = re.compile(r"^(?:TYPE_CHECKING|typing\.TYPE_CHECKING|__name__\s*==.*)$")
+_RAISE = re.compile(r"raise\s+([A-Za-z_][\w.]*)")
+_RETURN = re.compile(r"return\b\s*(?P<value>.*)$")
+_EXITS = {"continue": "skips to the next item", "break": "stops the loop", "pass": ""}
+_LOG = re.compile(r"(?:logger|logging|log)\.(warning|warning_once|error|info|debug)\w*\(")
+_ASSIGN = re.compile(r"^(?P<targets>[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)\s*(?::[^=]+)?=(?!=)")
+_CALL = re.compile(r"^(?:await\s+)?(?P<name>[A-Za-z_][\w.]*)\(")
+_SAID_AT_MOST = 3  # names under "sets" and "calls", together
+_BUILTINS = frozenset(dir(builtins))
+
+
+@dataclass(frozen=True)
+class NewBranch:
+    """An `if` block the PR adds whole to a definition it did not add."""
+
+    file: str
+    enclosing: str | None
+    condition: str
+    action: str  # "returns `None`", "raises `ValueError`", "sets `a` and `b`", ...
+    exits: bool  # the block ends the call, the loop step or the loop: a new early exit
+    lines: tuple[str, ...] = ()  # the `if` line and the statements under it, stripped
+
+    def says(self, line: str) -> bool:
+        """The line, added on its own, is one this sentence already tells."""
+        return line.strip() in self.lines
+
+
+def new_branches(pr: PullRequest, facts: ChangeFacts) -> list[NewBranch]:
+    """Each new `if` block of the code that runs (Python) with something to say of it: the
+    library's before its scripts', early exits before the rest, else in diff order."""
+    added = {d.name for d in facts.of("added")}
+    removed = {line.strip() for _, hunk in code_hunks(pr) for line in _removed_lines(hunk)}
+    found = [
+        b
+        for path, hunk in code_hunks(pr)
+        if pr_file_status(pr, path) == "modified"
+        for b in _hunk_branches(path, hunk, removed)
+        if b.enclosing and b.enclosing not in added and b.enclosing.split(".")[-1] not in added
+    ]
+    found = list(dict.fromkeys(found))  # the same case added in two places of one definition
+    return sorted(found, key=lambda b: (is_tooling_file(b.file), not b.exits))
+
+
+def pr_file_status(pr: PullRequest, path: str) -> str:
+    return next((f.status for f in pr.files if f.filename == path), "")
+
+
+def _removed_lines(hunk: Hunk) -> list[str]:
+    return [hunk.old.lines[r] for r in sorted(hunk.old.changed)]
+
+
+def _hunk_branches(path: str, hunk: Hunk, removed: set[str]) -> list[NewBranch]:
+    side, found, inside = hunk.new, [], set()
+    old_blocks, new_blocks = rows_by_block(hunk.old), change_blocks(side)
+    for row in sorted(side.changed):
+        m = _IF.match(side.lines[row])
+        if m is None or row in inside or side.lines[row].strip() in removed:
+            continue
+        replaced = [hunk.old.lines[r] for r in old_blocks.get(new_blocks[row], [])]
+        if any(_IF.match(line) for line in replaced):
+            continue  # an `if` in the lines it replaces: a condition edited, not a new case
+        condition = m.group("cond").strip()
+        if len(condition) > _CONDITION_CHARS or _NOT_A_CASE.match(condition):
+            continue
+        body = _added_block(side, row)
+        if body and len(removed.intersection(body)) * 2 < len(body):  # else code put back
+            inside.update(block_rows(side, row))  # an `if` in it is part of this case
+            action, exits = _action(body)
+            if action:
+                owner = line_owner(path, hunk, True, row)
+                lines = (side.lines[row].strip(), *body)
+                found.append(NewBranch(path, owner, condition, action, exits, lines))
+    return found
+
+
+def _added_block(side: Side, row: int) -> list[str]:
+    """The code lines under the `if` at `row`, when all of the block is added, it is not
+    followed by an added `else`/`elif`, and it is short enough to be one case; else []."""
+    rows = block_rows(side, row)
+    if not rows or rows[-1] + 1 >= len(side.lines):
+        return []  # the hunk ends inside the block, or at its end: what follows is unseen
+    if any(r not in side.changed for r in rows if side.lines[r].strip()):
+        return []
+    if _ELSE.match(side.lines[rows[-1] + 1]):
+        return []
+    lines = [side.lines[r] for r in rows if is_code_line(side.lines[r])]
+    if not lines or len(lines) > _BODY_LINES:
+        return []
+    starts = _statement_starts(lines)
+    if sum(indent_of(line) == indent_of(lines[0]) for line in starts) > _STATEMENTS:
+        return []
+    return [line.strip() for line in starts]
+
+
+def _statement_starts(lines: list[str]) -> list[str]:
+    """The lines that start a statement: not those inside a call's brackets (`dtype=x,`)."""
+    return [line for i, line in enumerate(lines) if not unclosed("\n".join(lines[:i]))]
+
+
+def _action(body: list[str]) -> tuple[str, bool]:
+    """What the block does, said from its statements (nested ones too): an exit if its first
+    statement is one, else the names it sets and the functions it calls."""
+    first = body[0]
+    if m := _RAISE.match(first):
+        return f"raises {code(m.group(1))}", True
+    if m := _RETURN.match(first):
+        value = m.group("value").strip()
+        short = value and len(value) <= _VALUE_CHARS
+        return (f"returns {code(value)}" if short else "returns early"), True
+    if first in _EXITS:
+        return _EXITS[first], bool(_EXITS[first])
+    return _effects(body), False
+
+
+def _effects(body: list[str]) -> str:
+    sets: list[str] = []
+    calls: list[str] = []
+    logs, value = "", ""
+    for line in body:
+        if m := _LOG.match(line):
+            logs = logs or f"logs {'a warning' if 'warn' in m.group(1) else 'a message'}"
+        elif m := _ASSIGN.match(line):
+            sets += [t.strip() for t in m.group("targets").split(",")]
+            value = line[m.end() :].strip()
+        elif (m := _CALL.match(line)) and m.group("name") not in _BUILTINS:
+            calls.append(m.group("name"))
+    # An attribute set outlives the call; a local is often only a step towards it.
+    sets = sorted(dict.fromkeys(sets), key=lambda n: "." not in n)[:_SAID_AT_MOST]
+    calls = list(dict.fromkeys(calls))[: max(0, _SAID_AT_MOST - len(sets))]
+    if len(sets) == 1 and len(body) == 1:  # one assignment: its value says what it does
+        if value and len(value) <= _VALUE_CHARS and not unclosed(value):
+            return f"sets {code(sets[0])} to {code(value)}"
+        if m := _CALL.match(value):
+            return f"sets {code(sets[0])} from a call to {code(m.group('name'))}"
+    parts = [
+        f"sets {listed([code(n) for n in sets])}" if sets else "",
+        f"calls {listed([code(n) for n in calls])}" if calls else "",
+        logs,
+    ]
+    said = [p for p in parts if p]
+    return ", and ".join([", ".join(said[:-1]), said[-1]]) if len(said) > 1 else "".join(said)
+
+
+def branch_sentence(b: NewBranch) -> str:
+    """ "In `f`, a new check returns `None` when `x is None`." or "In `f`, new code runs
+    when `flag`: it sets `a` and `b`." """
+    where = f"In {code(b.enclosing)}" if b.enclosing else f"In {code(b.file)}"
+    if b.exits:
+        return f"{where}, a new check {b.action} when {code(b.condition)}."
+    return f"{where}, new code runs when {code(b.condition)}: it {b.action}."

@@ -1,0 +1,161 @@
+"""A new `if` block in code that was there is the case a fix adds: the text says the condition
+and what runs under it, from the added lines, where the model's text does not quote it. A
+condition edited, code put back under a new `if`, a new function's own `if`s, and an added
+if/else (a statement rewritten) are not new cases."""
+
+from __future__ import annotations
+
+from bot.core.models import ChangedFile, ChangeType, SummarySections
+from summarizer.facts import extract_facts
+from summarizer.finishing import finish
+from summarizer.new_branches import NewBranch, branch_sentence, new_branches
+from tests.diffs import changed, pr_of
+
+# vLLM #34906: biases registered only for a model whose MoE has them.
+BIASES = changed("vllm/model_executor/layers/quantization/fp8.py", (
+    "@@ -758,6 +758,15 @@ class Fp8MoEMethod(FusedMoEMethodBase):\n"
+    "         layer.register_parameter(\"w2_weight\", w2_weight)\n"
+    "         set_weight_attrs(w2_weight, extra_weight_attrs)\n"
+    " \n"
+    "+        # BIASES (for models like GPT-OSS that have biased MoE)\n"
+    "+        if self.moe.has_bias:\n"
+    "+            w13_bias = torch.nn.Parameter(\n"
+    "+                torch.zeros(num_experts, dtype=layer.orig_dtype),\n"
+    "+                requires_grad=False,\n"
+    "+            )\n"
+    "+            layer.register_parameter(\"w13_bias\", w13_bias)\n"
+    "+            w2_bias = torch.zeros(num_experts)\n"
+    "+\n"
+    "         # WEIGHT_SCALES\n"
+    "         if not self.block_quant:\n"
+))  # fmt: skip
+
+# vLLM #35063: a call after a failed one returns early.
+EARLY = changed("vllm/v1/worker/gpu_model_runner.py", (
+    "@@ -3400,6 +3400,9 @@ class GPUModelRunner:\n"
+    "     def sample_tokens(self, grammar_output):\n"
+    "         kv_connector_output = self.kv_connector_output\n"
+    "         self.kv_connector_output = None\n"
+    "+        if self.execute_model_state is None:\n"
+    "+            # The prior execute_model call must have failed.\n"
+    "+            return None\n"
+    " \n"
+    "         (\n"
+    "             scheduler_output,\n"
+))  # fmt: skip
+
+
+def test_a_new_case_says_its_condition_and_what_it_sets_and_calls():
+    [branch] = new_branches(pr_of(BIASES), extract_facts(pr_of(BIASES)))
+    assert branch.condition == "self.moe.has_bias"
+    assert branch_sentence(branch) == (
+        "In `Fp8MoEMethod`, new code runs when `self.moe.has_bias`: it sets `w13_bias` and "
+        "`w2_bias`, and calls `layer.register_parameter`."
+    )  # a keyword argument inside the call (`requires_grad=False`) is not something it sets
+
+
+def test_a_new_early_exit_says_what_it_returns_and_when():
+    pr = pr_of(EARLY)
+    [branch] = new_branches(pr, extract_facts(pr))
+    assert branch_sentence(branch) == (
+        "In `GPUModelRunner.sample_tokens`, a new check returns `None` when "
+        "`self.execute_model_state is None`."
+    )
+
+
+def test_one_assignment_is_said_with_its_value_and_a_raise_with_its_error():
+    one = changed("vllm/a.py", (
+        "@@ -1,4 +1,6 @@ class PunicaWrapperGPU:\n"
+        "     def moe_align(self, topk_ids, num_experts, block_size):\n"
+        "         max_num_tokens_padded = topk_ids.numel() + num_experts * (block_size - 1)\n"
+        "+        if topk_ids.numel() < num_experts:\n"
+        "+            max_num_tokens_padded = topk_ids.numel() * block_size\n"
+        "         return max_num_tokens_padded\n"
+        "@@ -20,3 +22,5 @@ class PunicaWrapperGPU:\n"
+        "     def pin(self):\n"
+        "+        if not hasattr(os, \"sched_setaffinity\"):\n"
+        "+            raise NotImplementedError(\"no affinity\")\n"
+        "         os.sched_setaffinity(0, cores)\n"
+    ))  # fmt: skip
+    pr = pr_of(one)
+    assert [branch_sentence(b) for b in new_branches(pr, extract_facts(pr))] == [
+        "In `PunicaWrapperGPU.pin`, a new check raises `NotImplementedError` when "
+        "`not hasattr(os, \"sched_setaffinity\")`.",  # an exit is said first
+        "In `PunicaWrapperGPU.moe_align`, new code runs when `topk_ids.numel() < num_experts`: "
+        "it sets `max_num_tokens_padded` to `topk_ids.numel() * block_size`.",
+    ]
+
+
+def test_an_edited_condition_code_put_back_an_if_else_or_a_new_function_is_no_new_case():
+    edited = changed("vllm/lora/layers/logits_processor.py", (
+        "@@ -88,6 +88,4 @@ class LogitsProcessorWithLoRA(BaseLayerWithLoRA):\n"
+        "     def create_lora_weights(self):\n"
+        "-        if self.base_layer.vocab_size <= 32000 or self.base_layer.vocab_size > 258048:\n"
+        "-            raise ValueError(\"vocab size must be > 32000 and <= 258048\")\n"
+        "+        if self.base_layer.vocab_size > 258048:\n"
+        "+            raise ValueError(\"vocab size must be <= 258048\")\n"
+        "         self.lora_a_stacked = None\n"
+    ))  # fmt: skip
+    put_back = changed("vllm/b.py", (
+        "@@ -1,5 +1,6 @@ class Handlers:\n"
+        "     def setup(self):\n"
+        "-        order = backend.stride_order()\n"
+        "-        shape = tuple(shape[i] for i in order)\n"
+        "+        if has_layers_dim:\n"
+        "+            order = backend.stride_order()\n"
+        "+            shape = tuple(shape[i] for i in order)\n"
+        "         index = shape.index(16)\n"
+    ))  # fmt: skip
+    if_else = changed("vllm/c.py", (
+        "@@ -1,3 +1,6 @@ class Adapter:\n"
+        "     def keys(self, op):\n"
+        "+        if op.block_hashes is not None:\n"
+        "+            hashes = list(op.block_hashes)\n"
+        "+        else:\n"
+        "             hashes = []\n"
+        "         return hashes\n"
+    ))  # fmt: skip
+    new_function = changed("vllm/d.py", (
+        "@@ -1,2 +1,6 @@\n"
+        " import os\n"
+        "+def algo_of(cfg):\n"
+        "+    if cfg is None:\n"
+        "+        return None\n"
+        "+    return cfg.get(\"quant_algo\")\n"
+        " \n"
+    ))  # fmt: skip
+    pr = pr_of(edited, put_back, if_else, new_function)
+    assert new_branches(pr, extract_facts(pr)) == []
+
+
+def test_tests_and_new_files_are_not_read():
+    test = changed("tests/test_fp8.py", BIASES.patch or "")
+    new_file = ChangedFile(BIASES.filename, "added", 9, 0, BIASES.patch)
+    for pr in (pr_of(test), pr_of(new_file)):
+        assert new_branches(pr, extract_facts(pr)) == []
+
+
+def test_the_what_changed_leads_with_the_case_and_drops_its_lines_said_as_added():
+    pr = pr_of(EARLY)
+    said = "The PR makes `sample_tokens` return early after a failed call."
+    sections = SummarySections(said, "Impact.", "Risk.", "Insight.", headline="h")
+    what = finish(sections, pr, extract_facts(pr), ChangeType.SUBSTANTIAL).what_changed
+    assert what.startswith(
+        "In `GPUModelRunner.sample_tokens`, a new check returns `None` when "
+        "`self.execute_model_state is None`."
+    )
+    assert "is added" not in what and "are added" not in what
+    assert said in what
+
+
+def test_a_case_the_model_already_quotes_is_not_said_again():
+    pr = pr_of(EARLY)
+    said = "Returns `None` when `self.execute_model_state is None` after a failed call."
+    sections = SummarySections(said, "Impact.", "Risk.", "Insight.", headline="h")
+    what = finish(sections, pr, extract_facts(pr), ChangeType.SUBSTANTIAL).what_changed
+    assert "a new check" not in what
+
+
+def test_a_branch_knows_the_lines_it_tells():
+    branch = NewBranch("f.py", "f", "x", "returns early", True, ("if x:", "return"))
+    assert branch.says("    return") and not branch.says("y = 1")
