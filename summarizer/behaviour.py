@@ -1,7 +1,7 @@
 """What a change does to cases that worked before, said as the concern a reviewer raises.
 
 The facts say what changed; a reviewer's question is who now gets something different.
-Nine changes answer it by themselves, exactly, from the diff:
+Ten changes answer it by themselves, exactly, from the diff:
 - a default flipped (vLLM #34924): everyone who never set the variable gets the new value on
   upgrade, and setting the old one back is the way out;
 - a branch's condition edited (#35354): the cases only the dropped part caught no longer
@@ -19,7 +19,10 @@ Nine changes answer it by themselves, exactly, from the diff:
 - a feature check that asks for other names (#33985): an install with only the old ones
   passed it and now fails it (summarizer/feature_probes.py);
 - a broad error swallowed (#33985's `contextlib.suppress(Exception)`): a failure there no
-  longer shows (summarizer/swallowed_errors.py).
+  longer shows (summarizer/swallowed_errors.py);
+- a new early exit in code that was there (#35063's `return None` when the state is
+  `None`): that case skips the code below it, which it ran before
+  (summarizer/new_branches.py).
 On the dev days the reader scored every true but shallow risk 1 and wanted this kind of
 concern for a 2; it is written here, never guessed by the model.
 """
@@ -38,6 +41,7 @@ from summarizer.facts import ChangeFacts
 from summarizer.feature_probes import probes_changed
 from summarizer.guards import guarded_lines, new_guards
 from summarizer.import_time import import_time_calls
+from summarizer.new_branches import new_branches
 from summarizer.ordering import now_sorted
 from summarizer.swallowed_errors import swallowed_errors
 from summarizer.wording import code, listed
@@ -54,11 +58,12 @@ class BehaviourRisk:
 def behaviour_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
     """The first of: a default flipped, a condition edited, a returned value made constant,
     lines put under a new `if`, a cache added or removed, a sequence now sorted, a call
-    moved to import time, a feature check asking for other names, an error swallowed."""
+    moved to import time, a feature check asking for other names, an error swallowed, a new
+    early exit."""
     return (
         default_risk(facts) or condition_risk(pr) or constant_return_risk(pr) or guard_risk(pr)
         or cache_risk(pr) or order_risk(pr) or import_time_risk(pr) or probe_risk(pr)
-        or swallowed_risk(pr)
+        or swallowed_risk(pr) or exit_risk(facts, pr)
     )  # fmt: skip
 
 
@@ -286,4 +291,29 @@ def swallowed_risk(pr: PullRequest) -> BehaviourRisk | None:
         f"{where}, {what} is now swallowed (`{s.how}`): a failure there raises nothing and "
         "logs nothing, so it goes unseen.",
         tuple(n for n in (s.enclosing,) if n),
+    )
+
+
+# What the case no longer reaches, by how it leaves. A raise is the raises' own risk.
+_SKIPPED = {
+    "returns": "the call now returns at once, where it went on to the code below before: a "
+    "caller gets {value} for that case, and what that code did is skipped",
+    "skips": "the loop now skips that item, where it ran the code below for it before",
+    "stops": "the loop now stops there, where it went on to the items after it before",
+}
+
+
+def exit_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
+    """A new `if` that returns, skips or stops, above code that was there before."""
+    exits = [b for b in new_branches(pr, facts) if b.exits and b.skips_old]
+    exits = [b for b in exits if b.action.split()[0] in _SKIPPED]
+    if not exits:
+        return None
+    b = exits[0]
+    verb, _, rest = b.action.partition(" ")
+    value = rest if rest.startswith("`") else "nothing (`None`)"
+    then = _SKIPPED[verb].format(value=value)
+    return BehaviourRisk(
+        f"{_in(b.enclosing, b.file)}, when {code(b.condition)}, {then}.",
+        tuple(n for n in (b.enclosing,) if n),
     )

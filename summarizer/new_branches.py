@@ -55,6 +55,8 @@ class NewBranch:
     action: str  # "returns `None`", "raises `ValueError`", "sets `a` and `b`", ...
     exits: bool  # the block ends the call, the loop step or the loop: a new early exit
     lines: tuple[str, ...] = ()  # the `if` line and the statements under it, stripped
+    # The code right below the block was there before: for an exit, what that case skips now.
+    skips_old: bool = False
 
     def says(self, line: str) -> bool:
         """The line, added on its own, is one this sentence already tells."""
@@ -105,8 +107,14 @@ def _hunk_branches(path: str, hunk: Hunk, removed: set[str]) -> list[NewBranch]:
             if action:
                 owner = line_owner(path, hunk, True, row)
                 lines = (side.lines[row].strip(), *body)
-                found.append(NewBranch(path, owner, condition, action, exits, lines))
+                old = _next_code_row(side, block_rows(side, row)[-1]) not in side.changed
+                found.append(NewBranch(path, owner, condition, action, exits, lines, old))
     return found
+
+
+def _next_code_row(side: Side, row: int) -> int:
+    """The first non-blank row below `row` (`_added_block` made sure there is one)."""
+    return next(r for r in range(row + 1, len(side.lines)) if side.lines[r].strip())
 
 
 def _added_block(side: Side, row: int) -> list[str]:

@@ -6,10 +6,11 @@ if/else (a statement rewritten) are not new cases."""
 from __future__ import annotations
 
 from bot.core.models import ChangedFile, ChangeType, SummarySections
+from summarizer.behaviour import exit_risk
 from summarizer.facts import extract_facts
 from summarizer.finishing import finish
 from summarizer.new_branches import NewBranch, branch_sentence, new_branches
-from tests.diffs import changed, pr_of
+from tests.diffs import changed, pr_of, risk_of
 
 # vLLM #34906: biases registered only for a model whose MoE has them.
 BIASES = changed("vllm/model_executor/layers/quantization/fp8.py", (
@@ -159,3 +160,16 @@ def test_a_case_the_model_already_quotes_is_not_said_again():
 def test_a_branch_knows_the_lines_it_tells():
     branch = NewBranch("f.py", "f", "x", "returns early", True, ("if x:", "return"))
     assert branch.says("    return") and not branch.says("y = 1")
+
+
+def test_a_new_early_exit_above_old_code_is_the_risk_a_reviewer_raises():
+    assert risk_of(pr_of(EARLY)) == (
+        "In `GPUModelRunner.sample_tokens`, when `self.execute_model_state is None`, the call "
+        "now returns at once, where it went on to the code below before: a caller gets `None` "
+        "for that case, and what that code did is skipped."
+    )
+
+
+def test_new_code_that_only_sets_things_is_no_exit_risk():
+    pr = pr_of(BIASES)
+    assert exit_risk(extract_facts(pr), pr) is None
