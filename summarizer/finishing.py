@@ -110,7 +110,7 @@ def finish(
     risks = risk_text(sections.potential_risks, facts, pr, change_type, corpus)
     interface = interface_sentence(facts, pr)
     impact = sections.technical_impact or interface
-    insights = sections.key_insights or _insight(pr, interface, f"{risks} {impact}")
+    insights = sections.key_insights or _insight(pr, facts, interface, f"{risks} {impact}")
     return replace(
         sections,
         headline=sections.headline or pr.title,  # one the facts contradict gives way
@@ -127,11 +127,11 @@ def _branches_to_say(pr: PullRequest, facts: ChangeFacts, what: str) -> list[New
     return [b for b in new_branches(pr, facts) if b.condition not in squeezed]
 
 
-def _insight(pr: PullRequest, interface: str, said: str) -> str:
+def _insight(pr: PullRequest, facts: ChangeFacts, interface: str, said: str) -> str:
     """key_insights written by code, where the model's were all padding: which tests change
     with the PR, or else what callers see, or else how much code changes where: the first
     that the other sections do not say already (a sentence said twice reads as a fault)."""
-    candidates = [tests_sentence(pr), interface, scope_sentence(pr)]
+    candidates = [tests_sentence(pr, facts), interface, scope_sentence(pr)]
     return next((c for c in candidates if c and c not in said), candidates[-1])
 
 
@@ -842,7 +842,7 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
         named = _named_constants(pr)
         valued = [e for e in valued if core(e) not in named]
     if edits := valued[:1]:
-        return _same_result_risk(edits[0], facts, pr) or _edit_risk(edits[0], pr)
+        return _same_result_risk(edits[0], facts, pr) or _edit_risk(edits[0], pr, facts)
     if argument := _argument_risk(facts, pr):
         return argument
     running = {f.filename for f in pr.files if runs_code(f)}
@@ -850,7 +850,7 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
         d for d in facts.definitions if d.change in ("changed", "added") and d.file in running
     ]  # fmt: skip
     if changed:
-        return _definitions_risk(changed, pr)
+        return _definitions_risk(changed, pr, facts)
     if pr.files and not running:
         named = listed([code(f.filename) for f in pr.files])
         verb = "changes" if len(pr.files) == 1 else "change"
@@ -942,7 +942,9 @@ def _asks_callers(s: SignatureChange, kwargs_took: bool = True) -> bool:
     return not (s.added_params or s.removed_params)
 
 
-def _definitions_risk(changed: list[Definition], pr: PullRequest) -> FactRisk:
+def _definitions_risk(
+    changed: list[Definition], pr: PullRequest, facts: ChangeFacts
+) -> FactRisk:
     """The changed definitions of the first file, and the tests that change with them."""
     path = changed[0].file
     names = [d.name for d in changed if d.file == path]
@@ -958,7 +960,7 @@ def _definitions_risk(changed: list[Definition], pr: PullRequest) -> FactRisk:
         if names
     ]
     return FactRisk(
-        f"In `{path}`, {' and '.join(parts)}. {tests_sentence(pr)}",
+        f"In `{path}`, {' and '.join(parts)}. {tests_sentence(pr, facts)}",
         tuple(d.name for d in beside),
     )
 
@@ -1040,7 +1042,7 @@ def _named_constants(pr: PullRequest) -> set[tuple[str, str]]:
     return {(m.group(2), m.group(1)) for m in named if m}
 
 
-def _edit_risk(edit: LineEdit, pr: PullRequest) -> FactRisk:
+def _edit_risk(edit: LineEdit, pr: PullRequest, facts: ChangeFacts) -> FactRisk:
     old, new = core(edit)
     if retyped := _retyped_risk(edit, old, new):
         return retyped
@@ -1054,6 +1056,6 @@ def _edit_risk(edit: LineEdit, pr: PullRequest) -> FactRisk:
     where = _edit_place(edit)
     return FactRisk(
         f"{where} now uses `{new}` where it used `{old}`: whatever depended on the value "
-        f"of `{old}` there now gets the value of `{new}`. {tests_sentence(pr)}",
+        f"of `{old}` there now gets the value of `{new}`. {tests_sentence(pr, facts)}",
         (new,), exact=True,
     )  # fmt: skip

@@ -83,13 +83,33 @@ def moved_setting(s: Setting) -> str:
     return f"{setting_named(s)} from {code(s.old)} to {code(s.file)}"
 
 
-def tests_sentence(pr: PullRequest) -> str:
+def tests_sentence(pr: PullRequest, facts: ChangeFacts | None = None) -> str:
     """Which tests of this PR check its change, or that none does: what a reviewer asks of a
-    change to the code that runs, and the diff answers exactly."""
+    change to the code that runs, and the diff answers exactly. With the facts, the test
+    functions added, changed and removed are named: their names say what is checked
+    (`test_update_block_table_copies_block_idx_to_persistent_buffers`)."""
     tests = [f.filename for f in pr.files if is_test_file(f.filename)]
     if not tests:
         return "No test changes with it in this PR."
-    return f"The PR's only test changes are in {listed([code(t) for t in tests])}."
+    said = f"The PR's only test changes are in {listed([code(t) for t in tests])}"
+    verbs = ("adds", "changes", "removes") if len(tests) == 1 else ("add", "change", "remove")
+    named = [
+        phrase(verb, [code(n) for n in _test_functions(facts, change)])
+        for verb, change in zip(verbs, ("added", "changed", "removed"), strict=True)
+    ] if facts is not None else []  # fmt: skip
+    named = [n for n in named if n]
+    if not named:
+        return f"{said}."
+    which = "which" if len(tests) == 1 else "which together"
+    return f"{said}, {which} {' and '.join(named)}."
+
+
+def _test_functions(facts: ChangeFacts, change: str) -> list[str]:
+    """The test functions (`test_…`) of the PR's test files that it `change`s, by name."""
+    return [
+        d.name.split(".")[-1] for d in facts.definitions
+        if d.change == change and is_test_file(d.file) and d.name.split(".")[-1].startswith("test")
+    ]  # fmt: skip
 
 
 def scope_sentence(pr: PullRequest) -> str:

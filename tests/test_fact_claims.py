@@ -15,6 +15,7 @@ from bot.core.models import ChangedFile, ChangeType, PullRequest, SummarySection
 from summarizer.checks import Finding, FindingKind, check_answer, remove_sentences
 from summarizer.facts import extract_facts
 from summarizer.finishing import fillable, finish
+from summarizer.wording import tests_sentence as sentence_on_tests
 from tests.conftest import REPO, make_pr
 from tests.fakes.github import FakeFile
 from tests.test_answer_findings import DETOKENIZER, MOVED_FLAG  # vLLM #32975 and #34208
@@ -187,7 +188,8 @@ def test_the_facts_risk_names_the_tests_the_pr_changes_with_the_code():
     risks = finish(answer(risks="Tables may render wider."), tested, extract_facts(tested))
     assert risks.potential_risks == (
         "In `vllm/model_executor/models/qwen3_5.py`, `Qwen3_5GatedDeltaNet` changes. "
-        "The PR's only test changes are in `tests/models/test_qwen3_5.py`."
+        "The PR's only test changes are in `tests/models/test_qwen3_5.py`, which adds "
+        "`test_chunk`."  # a test's name says what it checks
     )
 
 
@@ -321,3 +323,29 @@ def test_a_name_written_as_a_plain_word_is_checked_as_the_code_it_is_marked_as(e
     })  # fmt: skip
     assert "removing" not in summary["what_changed"]
     assert "The PR adds `TimingContext.record`." in summary["what_changed"]
+
+
+def test_the_tests_sentence_names_the_test_functions_added_changed_and_removed():
+    tests = ChangedFile("tests/test_parser.py", additions=4, deletions=3, patch=(
+        "@@ -1,3 +1,5 @@ import pytest\n"
+        " \n"
+        "+def test_reasoning_thinking_disabled():\n"
+        "+    assert parse(\"x\") is None\n"
+        " \n"
+        "@@ -40,3 +42,3 @@ def test_kept(parser):\n"
+        "     parser.start()\n"
+        "-    assert parser.run() == 1\n"
+        "+    assert parser.run() == 2\n"
+        "@@ -80,4 +82,2 @@ def test_kept(parser):\n"
+        " \n"
+        "-def test_old_behaviour():\n"
+        "-    assert True\n"
+        " \n"
+    ))  # fmt: skip
+    pr = pr_of("Fix", *SUBCLASS.files, tests)
+    assert sentence_on_tests(pr, extract_facts(pr)) == (
+        "The PR's only test changes are in `tests/test_parser.py`, which adds "
+        "`test_reasoning_thinking_disabled` and changes `test_kept` and removes "
+        "`test_old_behaviour`."
+    )
+    assert sentence_on_tests(pr) == "The PR's only test changes are in `tests/test_parser.py`."
