@@ -71,7 +71,7 @@ def new_branches(pr: PullRequest, facts: ChangeFacts) -> list[NewBranch]:
     found = [
         b
         for path, hunk in code_hunks(pr)
-        if pr_file_status(pr, path) == "modified"
+        if _status(pr, path) == "modified"
         for b in _hunk_branches(path, hunk, removed)
         if b.enclosing and b.enclosing not in added and b.enclosing.split(".")[-1] not in added
     ]
@@ -79,7 +79,7 @@ def new_branches(pr: PullRequest, facts: ChangeFacts) -> list[NewBranch]:
     return sorted(found, key=lambda b: (is_tooling_file(b.file), not b.exits))
 
 
-def pr_file_status(pr: PullRequest, path: str) -> str:
+def _status(pr: PullRequest, path: str) -> str:
     return next((f.status for f in pr.files if f.filename == path), "")
 
 
