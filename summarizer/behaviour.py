@@ -41,7 +41,7 @@ from summarizer.facts import ChangeFacts
 from summarizer.feature_probes import probes_changed
 from summarizer.guards import guarded_lines, new_guards
 from summarizer.import_time import import_time_calls
-from summarizer.new_branches import new_branches
+from summarizer.new_branches import NewBranch, new_branches
 from summarizer.ordering import now_sorted
 from summarizer.swallowed_errors import swallowed_errors
 from summarizer.wording import code, listed
@@ -306,14 +306,24 @@ _SKIPPED = {
 def exit_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
     """A new `if` that returns, skips or stops, above code that was there before."""
     exits = [b for b in new_branches(pr, facts) if b.exits and b.skips_old]
-    exits = [b for b in exits if b.action.split()[0] in _SKIPPED]
+    # In place of other code than an `assert`, what that case did before is not known.
+    exits = [b for b in exits if b.action.split()[0] in _SKIPPED and _replaced_known(b)]
     if not exits:
         return None
     b = exits[0]
     verb, _, rest = b.action.partition(" ")
     value = rest if rest.startswith("`") else "nothing (`None`)"
     then = _SKIPPED[verb].format(value=value)
+    if b.replaces:  # vLLM #35063: the case stopped with an error before, and now goes quiet
+        then = (
+            f"the call now {b.action} where `{b.replaces}` stopped it with an `AssertionError` "
+            f"before: a caller gets {value} for that case, with no error to show why"
+        )
     return BehaviourRisk(
         f"{_in(b.enclosing, b.file)}, when {code(b.condition)}, {then}.",
         tuple(n for n in (b.enclosing,) if n),
     )
+
+
+def _replaced_known(b: NewBranch) -> bool:
+    return not b.replaces or b.replaces.startswith("assert ")

@@ -39,7 +39,9 @@ _RAISE = re.compile(r"raise\s+([A-Za-z_][\w.]*)")
 _RETURN = re.compile(r"return\b\s*(?P<value>.*)$")
 _EXITS = {"continue": "skips to the next item", "break": "stops the loop", "pass": ""}
 _LOG = re.compile(r"(?:logger|logging|log)\.(warning|warning_once|error|info|debug)\w*\(")
-_ASSIGN = re.compile(r"^(?P<targets>[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)\s*(?::[^=]+)?=(?!=)")
+_ASSIGN = re.compile(
+    r"^(?P<targets>[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)\s*(?::[^=]+)?=(?!=)"
+)
 _CALL = re.compile(r"^(?:await\s+)?(?P<name>[A-Za-z_][\w.]*)\(")
 _SAID_AT_MOST = 3  # names under "sets" and "calls", together
 _BUILTINS = frozenset(dir(builtins))
@@ -57,6 +59,7 @@ class NewBranch:
     lines: tuple[str, ...] = ()  # the `if` line and the statements under it, stripped
     # The code right below the block was there before: for an exit, what that case skips now.
     skips_old: bool = False
+    replaces: str = ""  # the code line the PR removes where it adds the `if`, if any
 
     def says(self, line: str) -> bool:
         """The line, added on its own, is one this sentence already tells."""
@@ -97,6 +100,7 @@ def _hunk_branches(path: str, hunk: Hunk, removed: set[str]) -> list[NewBranch]:
         replaced = [hunk.old.lines[r] for r in old_blocks.get(new_blocks[row], [])]
         if any(_IF.match(line) for line in replaced):
             continue  # an `if` in the lines it replaces: a condition edited, not a new case
+        instead = next((line.strip() for line in replaced if is_code_line(line)), "")
         condition = m.group("cond").strip()
         if len(condition) > _CONDITION_CHARS or _NOT_A_CASE.match(condition):
             continue
@@ -108,7 +112,7 @@ def _hunk_branches(path: str, hunk: Hunk, removed: set[str]) -> list[NewBranch]:
                 owner = line_owner(path, hunk, True, row)
                 lines = (side.lines[row].strip(), *body)
                 old = _next_code_row(side, block_rows(side, row)[-1]) not in side.changed
-                found.append(NewBranch(path, owner, condition, action, exits, lines, old))
+                found.append(NewBranch(path, owner, condition, action, exits, lines, old, instead))
     return found
 
 
@@ -189,6 +193,9 @@ def branch_sentence(b: NewBranch) -> str:
     """ "In `f`, a new check returns `None` when `x is None`." or "In `f`, new code runs
     when `flag`: it sets `a` and `b`." """
     where = f"In {code(b.enclosing)}" if b.enclosing else f"In {code(b.file)}"
+    if b.exits and b.replaces.startswith("assert "):
+        instead = f"in place of {code(b.replaces)}"
+        return f"{where}, a new check {b.action} when {code(b.condition)}, {instead}."
     if b.exits:
         return f"{where}, a new check {b.action} when {code(b.condition)}."
     return f"{where}, new code runs when {code(b.condition)}: it {b.action}."

@@ -81,7 +81,7 @@ def test_one_assignment_is_said_with_its_value_and_a_raise_with_its_error():
     pr = pr_of(one)
     assert [branch_sentence(b) for b in new_branches(pr, extract_facts(pr))] == [
         "In `PunicaWrapperGPU.pin`, a new check raises `NotImplementedError` when "
-        "`not hasattr(os, \"sched_setaffinity\")`.",  # an exit is said first
+        '`not hasattr(os, "sched_setaffinity")`.',  # an exit is said first
         "In `PunicaWrapperGPU.moe_align`, new code runs when `topk_ids.numel() < num_experts`: "
         "it sets `max_num_tokens_padded` to `topk_ids.numel() * block_size`.",
     ]
@@ -173,3 +173,29 @@ def test_a_new_early_exit_above_old_code_is_the_risk_a_reviewer_raises():
 def test_new_code_that_only_sets_things_is_no_exit_risk():
     pr = pr_of(BIASES)
     assert exit_risk(extract_facts(pr), pr) is None
+
+
+def test_an_assert_turned_into_an_early_return_says_the_error_is_gone():
+    asserted = changed("vllm/v1/worker/gpu_model_runner.py", (
+        "@@ -3400,5 +3400,7 @@ class GPUModelRunner:\n"
+        "     def sample_tokens(self, grammar_output):\n"
+        "         self.kv_connector_output = None\n"
+        "-        assert self.execute_model_state is not None\n"
+        "+        if self.execute_model_state is None:\n"
+        "+            return None\n"
+        "         state = self.execute_model_state\n"
+        "         return state\n"
+    ))  # fmt: skip
+    pr = pr_of(asserted)
+    [branch] = new_branches(pr, extract_facts(pr))
+    assert branch_sentence(branch) == (
+        "In `GPUModelRunner.sample_tokens`, a new check returns `None` when "
+        "`self.execute_model_state is None`, in place of "
+        "`assert self.execute_model_state is not None`."
+    )
+    assert risk_of(pr) == (
+        "In `GPUModelRunner.sample_tokens`, when `self.execute_model_state is None`, the call "
+        "now returns `None` where `assert self.execute_model_state is not None` stopped it "
+        "with an `AssertionError` before: a caller gets `None` for that case, with no error "
+        "to show why."
+    )
