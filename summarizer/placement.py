@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from bot.core.models import PullRequest
 from summarizer.claims import BACKTICKED, code_pattern, normalize_code
-from summarizer.facts import ChangeFacts, line_owner
+from summarizer.facts import ChangeFacts, line_owner, short_name
 from summarizer.hunks import parse_hunks
 from summarizer.prose import prose_lines
 
@@ -71,6 +71,8 @@ def misplaced(sentence: str, lines: Sequence[PlacedLine], facts: ChangeFacts | N
     start = 0
     for m in _PLACE.finditer(sentence):
         before, start = sentence[start : m.start()], m.end()
+        if facts is not None and (why := _misfiled(before, m.group("place"), lines, facts)):
+            return why
         place = _parts(m.group("place").strip().rstrip("()"))
         if not place or not _a_definition(place, lines):
             continue  # a file, a folder, or a name the diff does not change
@@ -80,6 +82,31 @@ def misplaced(sentence: str, lines: Sequence[PlacedLine], facts: ChangeFacts | N
         if facts is not None and (why := _miscounted(before, place, facts)):
             return why
     return ""
+
+
+_ADDS = re.compile(r"\b(?:adds|added|adding|introduces|introduced|introducing|defines)\b", re.I)
+
+
+def _misfiled(before: str, place: str, lines: Sequence[PlacedLine], facts: ChangeFacts) -> str:
+    """ "adds `_make_paged_kv_metadata` … to the `vllm/v1/attention/backends/flashinfer.py`
+    file" where the diff defines it only in a test file (vLLM #34687): a definition put in a
+    file of the PR that none of its own changes are in. A small model's spaces in a path
+    ("flash infer.py") are read past."""
+    path = _pr_file(place, {line.file for line in lines})
+    if not path or not _ADDS.search(before):
+        return ""  # "moves `f` from `a.py`" and "the change to `a.py`" place nothing new
+    for thing in (t.group(1).strip().rstrip("()") for t in BACKTICKED.finditer(before)):
+        defs = [d for d in facts.definitions if thing in (d.name, short_name(d.name))]
+        if defs and all(d.file != path for d in defs):
+            return f"puts `{thing}` in `{path}`, where the diff has it in `{defs[0].file}`"
+    return ""
+
+
+def _pr_file(place: str, files: set[str]) -> str:
+    squeezed = "".join(place.split())
+    if "/" not in squeezed and "." not in squeezed:
+        return ""  # a name, not a file
+    return next((f for f in sorted(files) if f == squeezed or f.endswith(f"/{squeezed}")), "")
 
 
 def diff_lines_read(pr: PullRequest) -> tuple[tuple[str, bool], ...]:

@@ -146,3 +146,40 @@ def test_a_method_the_diff_names_only_in_a_comment_is_a_guessed_place():
     assert check_answer(
         SESSION, SummarySections(said, "", "", ""), ChangeType.SUBSTANTIAL, extract_facts(SESSION)
     ) == []
+
+
+# vLLM #34687's shape: test helpers added in the test file, the backend changed beside them.
+HELPERS = pr_of(
+    ChangedFile("vllm/v1/attention/backends/flashinfer.py", additions=1, deletions=1, patch=(
+        "@@ -10,3 +10,3 @@ def fast_plan_decode(self, indptr):\n"
+        "-    self._cached_module.plan(indptr)\n"
+        "+    self.fast_decode_plan(indptr=indptr)\n"
+    )),
+    ChangedFile("tests/kernels/attention/test_flashinfer.py", additions=4, patch=(
+        "@@ -1,2 +1,6 @@ import torch\n"
+        " \n"
+        "+def _make_paged_kv_metadata(n):\n"
+        "+    return torch.zeros(n)\n"
+        "+def test_fast_plan_decode_matches_full_plan():\n"
+        "+    assert _make_paged_kv_metadata(1) is not None\n"
+    )),
+)  # fmt: skip
+
+
+def test_a_definition_said_to_be_added_to_a_file_it_is_not_in_is_misplaced():
+    facts, lines = extract_facts(HELPERS), placed_lines(HELPERS)
+    said = (
+        "The PR adds new functions `_make_paged_kv_metadata` and "
+        "`test_fast_plan_decode_matches_full_plan` to the "
+        "`vllm/v1/attention/backends/flash infer.py` file."  # the model's space, read past
+    )
+    assert misplaced(said, lines, facts) == (
+        "puts `_make_paged_kv_metadata` in `vllm/v1/attention/backends/flashinfer.py`, where "
+        "the diff has it in `tests/kernels/attention/test_flashinfer.py`"
+    )
+    for fine in (
+        "The PR adds `_make_paged_kv_metadata` to `tests/kernels/attention/test_flashinfer.py`.",
+        "The addition of `_make_paged_kv_metadata` and the change to `flashinfer.py` help.",
+        "The PR moves `_make_paged_kv_metadata` from `flashinfer.py` to the tests.",
+    ):
+        assert misplaced(fine, lines, facts) == "", fine
