@@ -44,7 +44,7 @@ from summarizer.import_time import import_time_calls
 from summarizer.new_branches import NewBranch, new_branches
 from summarizer.ordering import now_sorted
 from summarizer.swallowed_errors import swallowed_errors
-from summarizer.wording import code, listed
+from summarizer.wording import code, in_place, listed
 
 _PART_CHARS = 100  # a condition part longer than this is not quoted: it would be the sentence
 
@@ -81,11 +81,6 @@ def default_risk(facts: ChangeFacts) -> BehaviourRisk | None:
     )
 
 
-def _in(enclosing: str | None, file: str) -> str:
-    """Where a change is, to open its sentence: the definition, or else the file."""
-    return f"In {code(enclosing)}" if enclosing else f"In `{file}`"
-
-
 def condition_risk(pr: PullRequest) -> BehaviourRisk | None:
     # Wrapped chains are read only where no one-line condition answers.
     for read in (conditions_changed, chains_changed):
@@ -97,7 +92,7 @@ def condition_risk(pr: PullRequest) -> BehaviourRisk | None:
 
 
 def _condition_sentence(c: ConditionChange) -> str:
-    where = _in(c.enclosing, c.file)
+    where = in_place(c.enclosing, c.file)
     if c.returned:
         return _returned_sentence(c, where)
     if c.chained:
@@ -170,7 +165,7 @@ def guard_risk(pr: PullRequest) -> BehaviourRisk | None:
     if not (guards := new_guards(pr)):
         return None
     g = guards[0]
-    where = _in(g.enclosing, g.file)
+    where = in_place(g.enclosing, g.file)
     return BehaviourRisk(
         f"{where}, {guarded_lines(g)} ran every time before and now run only if "
         f"{code(g.condition)}: a case where it does not hold now skips them.",
@@ -233,7 +228,7 @@ def constant_return_risk(pr: PullRequest) -> BehaviourRisk | None:
     if not (found := constant_returns(pr)):
         return None
     c = found[0]
-    where = _in(c.enclosing, c.file)
+    where = in_place(c.enclosing, c.file)
     other = {"True": "False", "False": "True", "true": "false", "false": "true"}[c.new]
     if c.boolean:
         case = (
@@ -267,7 +262,7 @@ def probe_risk(pr: PullRequest) -> BehaviourRisk | None:
     if not (found := probes_changed(pr)):
         return None
     p = found[0]
-    where = _in(p.enclosing, p.file)
+    where = in_place(p.enclosing, p.file)
     new = next(n for n in p.after if n not in p.before)
     old = next((n for n in p.before if n not in p.after), p.before[0])
     asked = listed([code(n) for n in p.after])
@@ -285,7 +280,7 @@ def swallowed_risk(pr: PullRequest) -> BehaviourRisk | None:
     if not (found := swallowed_errors(pr)):
         return None
     s = found[0]
-    where = _in(s.enclosing, s.file)
+    where = in_place(s.enclosing, s.file)
     what = f"an error raised by `{s.guarded}`" if s.guarded else "an error raised in that block"
     return BehaviourRisk(
         f"{where}, {what} is now swallowed (`{s.how}`): a failure there raises nothing and "
@@ -320,7 +315,7 @@ def exit_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
             f"before: a caller gets {value} for that case, with no error to show why"
         )
     return BehaviourRisk(
-        f"{_in(b.enclosing, b.file)}, when {code(b.condition)}, {then}.",
+        f"{in_place(b.enclosing, b.file)}, when {code(b.condition)}, {then}.",
         tuple(n for n in (b.enclosing,) if n),
     )
 

@@ -20,6 +20,10 @@ PYTHON_AND_STUBS = frozenset({".py", ".pyi"})
 C_FAMILY = frozenset({".c", ".cc", ".cpp", ".cu", ".cuh", ".h", ".hpp"})
 # A `def` line, async or not: where a definition starts or is re-signed.
 DEF_LINE = re.compile(r"\s*(?:async\s+)?def\s")
+# An `if` line of Python, and the `else` or `elif` that can follow its block.
+IF_LINE = re.compile(r"^(?P<indent>[ \t]*)if\s+(?P<cond>.+?):\s*(?:#.*)?$")
+ELSE_LINE = re.compile(r"^[ \t]*(?:else|elif\b.*):\s*(?:#.*)?$")
+CONDITION_CHARS = 80  # a longer condition is not quoted: it would be the sentence
 
 
 def code_hunks(pr: PullRequest, suffixes: frozenset[str] = PYTHON) -> Iterator[tuple[str, Hunk]]:

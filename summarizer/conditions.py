@@ -165,11 +165,16 @@ def _top_level(text: str, words: re.Pattern[str]) -> bool:
 def branch_action(side: Side, row: int) -> str:
     """What the branch does first, read from the next non-blank line below it."""
     for line in side.lines[row + 1 : row + 3]:
-        if not line.strip():
-            continue
-        for pattern, said in _ACTIONS:
-            if m := pattern.match(line.strip()):
-                error = next((g for g in m.groups() if g), "") if m.groups() else ""
-                return said.format(f"`{error}`") if error else said.split(" {")[0]
-        return ""
+        if line.strip():
+            return exit_action(line)
+    return ""
+
+
+def exit_action(line: str) -> str:
+    """What a statement that leaves does: "raises `ValueError`", "returns early", "skips to
+    the next item", "stops the loop"; "" for one that does not leave."""
+    for pattern, said in _ACTIONS:
+        if m := pattern.match(line.strip()):
+            error = next((g for g in m.groups() if g), "") if m.groups() else ""
+            return said.format(f"`{error}`") if error else said.split(" {")[0]
     return ""

@@ -9,20 +9,17 @@ follows from it: in the cases where the condition is false, was that step needed
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from bot.core.models import PullRequest
-from summarizer.code_hunks import code_hunks, indent_of
+from summarizer.code_hunks import CONDITION_CHARS, ELSE_LINE, IF_LINE, code_hunks, indent_of
 from summarizer.facts import is_code_line, line_owner
 from summarizer.hunks import Hunk, Side
 from summarizer.line_edits import rows_by_block
+from summarizer.wording import in_place
 
-_IF = re.compile(r"^(?P<indent>[ \t]*)if\s+(?P<cond>.+?):\s*(?:#.*)?$")
-_ELSE = re.compile(r"^[ \t]*(?:else|elif\b.*):\s*(?:#.*)?$")
 _GUARDED_AT_LEAST = 2  # lines of code: one line re-indented is an edit, not a step
 _SHARE = 0.8  # of the removed code lines found again under the new `if`
-_CONDITION_CHARS = 80  # a longer condition is not quoted: it would be the sentence
 
 
 @dataclass(frozen=True)
@@ -43,8 +40,7 @@ def guarded_lines(g: NewGuard) -> str:
 
 def guard_sentence(g: NewGuard) -> str:
     """ "In `f`, the diff puts the 8 lines starting `try:` under a new `if ok:`." """
-    where = f"In `{g.enclosing}`" if g.enclosing else f"In `{g.file}`"
-    return f"{where}, the diff puts {guarded_lines(g)} under a new `if {g.condition}:`."
+    return f"{in_place(g.enclosing, g.file)}, the diff puts {guarded_lines(g)} under a new `if {g.condition}:`."
 
 
 def new_guards(pr: PullRequest) -> list[NewGuard]:
@@ -59,13 +55,13 @@ def _hunk_guards(path: str, hunk: Hunk) -> list[NewGuard]:
     for block, rows in new_rows.items():
         removed = [hunk.old.lines[r] for r in old_rows.get(block, [])]
         for row in rows:
-            m = _IF.match(hunk.new.lines[row])
-            if m is None or len(m.group("cond")) > _CONDITION_CHARS:
+            m = IF_LINE.match(hunk.new.lines[row])
+            if m is None or len(m.group("cond")) > CONDITION_CHARS:
                 continue
             indent = len(m.group("indent"))
             body, after = _body(hunk.new, rows, row, indent)
             guarded = _guarded(removed, body, indent)
-            if guarded and not _ELSE.match(after):
+            if guarded and not ELSE_LINE.match(after):
                 owner = line_owner(path, hunk, True, row)
                 found.append(NewGuard(path, owner, m.group("cond"), len(guarded), guarded[0]))
     return found

@@ -22,22 +22,25 @@ from dataclasses import dataclass
 from bot.core.models import PullRequest
 from summarizer.brackets import unclosed
 from summarizer.checks import is_tooling_file
-from summarizer.code_hunks import block_rows, code_hunks, indent_of
+from summarizer.code_hunks import (
+    CONDITION_CHARS,
+    ELSE_LINE,
+    IF_LINE,
+    block_rows,
+    code_hunks,
+    indent_of,
+)
+from summarizer.conditions import exit_action
 from summarizer.facts import ChangeFacts, is_code_line, line_owner
 from summarizer.hunks import Hunk, Side
 from summarizer.line_edits import change_blocks, rows_by_block
-from summarizer.wording import code, listed
+from summarizer.wording import code, in_place, listed
 
-_IF = re.compile(r"^\s*if\s+(?P<cond>.+?):\s*(?:#.*)?$")
-_ELSE = re.compile(r"^\s*(?:else|elif\b.*):\s*(?:#.*)?$")
-_CONDITION_CHARS = 80  # a longer condition is not quoted: it would be the sentence
 _STATEMENTS = 6  # statements right under the `if`, at most: more is a feature of its own
 _BODY_LINES = 30  # and lines under it in all
 _VALUE_CHARS = 40  # a returned value longer than this is not quoted
 _NOT_A_CASE = re.compile(r"^(?:TYPE_CHECKING|typing\.TYPE_CHECKING|__name__\s*==.*)$")
-_RAISE = re.compile(r"raise\s+([A-Za-z_][\w.]*)")
 _RETURN = re.compile(r"return\b\s*(?P<value>.*)$")
-_EXITS = {"continue": "skips to the next item", "break": "stops the loop", "pass": ""}
 _LOG = re.compile(r"(?:logger|logging|log)\.(warning|warning_once|error|info|debug)\w*\(")
 _ASSIGN = re.compile(
     r"^(?P<targets>[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)\s*(?::[^=]+)?=(?!=)"
@@ -70,10 +73,11 @@ def new_branches(pr: PullRequest, facts: ChangeFacts) -> list[NewBranch]:
     """Each new `if` block of the code that runs (Python) with something to say of it: the
     library's before its scripts', early exits before the rest, else in diff order."""
     added = {d.name for d in facts.of("added")}
-    removed = {line.strip() for _, hunk in code_hunks(pr) for line in _removed_lines(hunk)}
+    hunks = list(code_hunks(pr))
+    removed = {line.strip() for _, hunk in hunks for line in _removed_lines(hunk)}
     found = [
         b
-        for path, hunk in code_hunks(pr)
+        for path, hunk in hunks
         if _status(pr, path) == "modified"
         for b in _hunk_branches(path, hunk, removed)
         if b.enclosing and b.enclosing not in added and b.enclosing.split(".")[-1] not in added
@@ -94,42 +98,38 @@ def _hunk_branches(path: str, hunk: Hunk, removed: set[str]) -> list[NewBranch]:
     side, found, inside = hunk.new, [], set()
     old_blocks, new_blocks = rows_by_block(hunk.old), change_blocks(side)
     for row in sorted(side.changed):
-        m = _IF.match(side.lines[row])
+        m = IF_LINE.match(side.lines[row])
         if m is None or row in inside or side.lines[row].strip() in removed:
             continue
         replaced = [hunk.old.lines[r] for r in old_blocks.get(new_blocks[row], [])]
-        if any(_IF.match(line) for line in replaced):
+        if any(IF_LINE.match(line) for line in replaced):
             continue  # an `if` in the lines it replaces: a condition edited, not a new case
         instead = next((line.strip() for line in replaced if is_code_line(line)), "")
         condition = m.group("cond").strip()
-        if len(condition) > _CONDITION_CHARS or _NOT_A_CASE.match(condition):
+        if len(condition) > CONDITION_CHARS or _NOT_A_CASE.match(condition):
             continue
-        body = _added_block(side, row)
+        rows = block_rows(side, row)
+        body = _added_block(side, rows)
         if body and len(removed.intersection(body)) * 2 < len(body):  # else code put back
-            inside.update(block_rows(side, row))  # an `if` in it is part of this case
+            inside.update(rows)  # an `if` in it is part of this case
             action, exits = _action(body)
             if action:
                 owner = line_owner(path, hunk, True, row)
                 lines = (side.lines[row].strip(), *body)
-                old = _next_code_row(side, block_rows(side, row)[-1]) not in side.changed
+                # `block_rows` ends where a non-blank line comes: the code below the block.
+                old = rows[-1] + 1 not in side.changed
                 found.append(NewBranch(path, owner, condition, action, exits, lines, old, instead))
     return found
 
 
-def _next_code_row(side: Side, row: int) -> int:
-    """The first non-blank row below `row` (`_added_block` made sure there is one)."""
-    return next(r for r in range(row + 1, len(side.lines)) if side.lines[r].strip())
-
-
-def _added_block(side: Side, row: int) -> list[str]:
-    """The code lines under the `if` at `row`, when all of the block is added, it is not
-    followed by an added `else`/`elif`, and it is short enough to be one case; else []."""
-    rows = block_rows(side, row)
+def _added_block(side: Side, rows: list[int]) -> list[str]:
+    """The code lines of the block of `rows` under an `if`, when all of it is added, it is
+    not followed by an added `else`/`elif`, and it is short enough to be one case; else []."""
     if not rows or rows[-1] + 1 >= len(side.lines):
         return []  # the hunk ends inside the block, or at its end: what follows is unseen
     if any(r not in side.changed for r in rows if side.lines[r].strip()):
         return []
-    if _ELSE.match(side.lines[rows[-1] + 1]):
+    if ELSE_LINE.match(side.lines[rows[-1] + 1]):
         return []
     lines = [side.lines[r] for r in rows if is_code_line(side.lines[r])]
     if not lines or len(lines) > _BODY_LINES:
@@ -149,14 +149,12 @@ def _action(body: list[str]) -> tuple[str, bool]:
     """What the block does, said from its statements (nested ones too): an exit if its first
     statement is one, else the names it sets and the functions it calls."""
     first = body[0]
-    if m := _RAISE.match(first):
-        return f"raises {code(m.group(1))}", True
-    if m := _RETURN.match(first):
+    if m := _RETURN.match(first):  # said with its value, where short enough to quote
         value = m.group("value").strip()
         short = value and len(value) <= _VALUE_CHARS
         return (f"returns {code(value)}" if short else "returns early"), True
-    if first in _EXITS:
-        return _EXITS[first], bool(_EXITS[first])
+    if left := exit_action(first):
+        return left, True
     return _effects(body), False
 
 
@@ -192,7 +190,7 @@ def _effects(body: list[str]) -> str:
 def branch_sentence(b: NewBranch) -> str:
     """ "In `f`, a new check returns `None` when `x is None`." or "In `f`, new code runs
     when `flag`: it sets `a` and `b`." """
-    where = f"In {code(b.enclosing)}" if b.enclosing else f"In {code(b.file)}"
+    where = in_place(b.enclosing, b.file)
     if b.exits and b.replaces.startswith("assert "):
         instead = f"in place of {code(b.replaces)}"
         return f"{where}, a new check {b.action} when {code(b.condition)}, {instead}."

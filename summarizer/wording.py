@@ -5,13 +5,25 @@ from __future__ import annotations
 
 from bot.core.models import PullRequest
 from summarizer.checks import is_support_file, is_test_file, is_tooling_file, runs_code
-from summarizer.facts import MACRO_BLOCK, ChangeFacts, Definition, Setting, SignatureChange
+from summarizer.facts import (
+    MACRO_BLOCK,
+    ChangeFacts,
+    Definition,
+    Setting,
+    SignatureChange,
+    short_name,
+)
 
 LIST_CAP = 3  # names in one list of a sentence: more reads as a dump
 
 
 def code(name: str) -> str:
     return f"`{name}`"
+
+
+def in_place(enclosing: str | None, file: str) -> str:
+    """Where a change is, to open its sentence: "In `f`", the definition, or else the file."""
+    return f"In {code(enclosing)}" if enclosing else f"In {code(file)}"
 
 
 def listed(items: list[str]) -> str:
@@ -107,8 +119,8 @@ def tests_sentence(pr: PullRequest, facts: ChangeFacts | None = None) -> str:
 def _test_functions(facts: ChangeFacts, change: str) -> list[str]:
     """The test functions (`test_…`) of the PR's test files that it `change`s, by name."""
     return [
-        d.name.split(".")[-1] for d in facts.definitions
-        if d.change == change and is_test_file(d.file) and d.name.split(".")[-1].startswith("test")
+        short_name(d.name) for d in facts.definitions
+        if d.change == change and is_test_file(d.file) and short_name(d.name).startswith("test")
     ]  # fmt: skip
 
 
