@@ -6,9 +6,12 @@ when `not self.thinking_enabled`; #34906 registers `w13_bias` and `w2_bias` when
 the condition nor what runs under it, which is what a reviewer reads the fix for. Both are in
 the added lines, so code can say them exactly.
 
-Only a block added whole, with no `else` or `elif` added after it (an added if/else is most
-often one statement rewritten), inside a definition that was there before: in a new function
-every `if` is new, and the function is the news. Lines the PR removes elsewhere and adds back
+Only a block added whole, inside a definition that was there before (in a new function
+every `if` is new, and the function is the news) or at a module's top level. An `else` or
+`elif` added after it is most often one statement rewritten, and leaves the block out, except
+a plain `else:` that holds the code the `if` took the place of: the old way, kept for the other
+case (#34140 reads an audio's length from the processed arrays when it has them, and as
+before otherwise). Lines the PR removes elsewhere and adds back
 under the `if` are a guard (summarizer/guards.py), and an `if` line the PR removes too is a
 move or an edited condition (summarizer/ordering.py, summarizer/conditions.py).
 """
@@ -47,6 +50,7 @@ _ASSIGN = re.compile(
 )
 _CALL = re.compile(r"^(?:await\s+)?(?P<name>[A-Za-z_][\w.]*)\(")
 _SAID_AT_MOST = 3  # names under "sets" and "calls", together
+_KEPT_SHARE = 0.8  # of the replaced code lines found again under an added `else:`
 _BUILTINS = frozenset(dir(builtins))
 
 
@@ -63,6 +67,8 @@ class NewBranch:
     # The code right below the block was there before: for an exit, what that case skips now.
     skips_old: bool = False
     replaces: str = ""  # the code line the PR removes where it adds the `if`, if any
+    # The code the `if` took the place of, now under its added `else:`: its lines, stripped.
+    otherwise: tuple[str, ...] = ()
 
     def says(self, line: str) -> bool:
         """The line, added on its own, is one this sentence already tells."""
@@ -80,10 +86,17 @@ def new_branches(pr: PullRequest, facts: ChangeFacts) -> list[NewBranch]:
         for path, hunk in hunks
         if _status(pr, path) == "modified"
         for b in _hunk_branches(path, hunk, removed)
-        if b.enclosing and b.enclosing not in added and b.enclosing.split(".")[-1] not in added
+        if _in_old_code(b, added)
     ]
     found = list(dict.fromkeys(found))  # the same case added in two places of one definition
     return sorted(found, key=lambda b: (is_tooling_file(b.file), not b.exits))
+
+
+def _in_old_code(b: NewBranch, added: set[str]) -> bool:
+    """The block is in a definition the PR did not add (or at a module's top level)."""
+    if not b.enclosing:
+        return True  # `_hunk_branches` keeps an `if` with no definition only at the top level
+    return b.enclosing not in added and b.enclosing.split(".")[-1] not in added
 
 
 def _status(pr: PullRequest, path: str) -> str:
@@ -104,40 +117,78 @@ def _hunk_branches(path: str, hunk: Hunk, removed: set[str]) -> list[NewBranch]:
         replaced = [hunk.old.lines[r] for r in old_blocks.get(new_blocks[row], [])]
         if any(IF_LINE.match(line) for line in replaced):
             continue  # an `if` in the lines it replaces: a condition edited, not a new case
-        instead = next((line.strip() for line in replaced if is_code_line(line)), "")
         condition = m.group("cond").strip()
         if len(condition) > CONDITION_CHARS or _NOT_A_CASE.match(condition):
             continue
+        # An `if` at column 0 is the module's own, whatever definition ends above it.
+        owner = line_owner(path, hunk, True, row) if m.group("indent") else None
+        if owner is None and m.group("indent"):
+            continue  # inside a definition the hunk does not name
         rows = block_rows(side, row)
-        body = _added_block(side, rows)
+        body, otherwise = _added_block(side, rows, replaced)
         if body and len(removed.intersection(body)) * 2 < len(body):  # else code put back
             inside.update(rows)  # an `if` in it is part of this case
-            action, exits = _action(body)
-            if action:
-                owner = line_owner(path, hunk, True, row)
-                lines = (side.lines[row].strip(), *body)
-                # `block_rows` ends where a non-blank line comes: the code below the block.
-                old = rows[-1] + 1 not in side.changed
-                found.append(NewBranch(path, owner, condition, action, exits, lines, old, instead))
+            if branch := _branch(path, owner, side, row, rows, body, otherwise, replaced):
+                found.append(branch)
     return found
 
 
-def _added_block(side: Side, rows: list[int]) -> list[str]:
-    """The code lines of the block of `rows` under an `if`, when all of it is added, it is
-    not followed by an added `else`/`elif`, and it is short enough to be one case; else []."""
+def _branch(
+    path: str,
+    owner: str | None,
+    side: Side,
+    row: int,
+    rows: list[int],
+    body: list[str],
+    otherwise: tuple[str, ...],
+    replaced: list[str],
+) -> NewBranch | None:
+    action, exits = _action(body)
+    if not action:
+        return None
+    condition = IF_LINE.match(side.lines[row]).group("cond").strip()  # type: ignore[union-attr]
+    lines = (side.lines[row].strip(), *body)
+    # `block_rows` ends where a non-blank line comes: the code below the block.
+    old = rows[-1] + 1 not in side.changed or bool(otherwise)
+    # Code kept under the `else:` was not replaced: it still runs, in the other case.
+    instead = "" if otherwise else next((x.strip() for x in replaced if is_code_line(x)), "")
+    return NewBranch(path, owner, condition, action, exits, lines, old, instead, otherwise)
+
+
+def _added_block(side: Side, rows: list[int], replaced: list[str]) -> tuple[list[str], tuple[str, ...]]:
+    """The code lines of the block of `rows` under an `if`, when all of it is added and it is
+    short enough to be one case, and the old code under the `else:` added after it, if any;
+    ([], ()) when an `else` or `elif` that holds other code follows it."""
     if not rows or rows[-1] + 1 >= len(side.lines):
-        return []  # the hunk ends inside the block, or at its end: what follows is unseen
+        return [], ()  # the hunk ends inside the block, or at its end: what follows is unseen
     if any(r not in side.changed for r in rows if side.lines[r].strip()):
-        return []
+        return [], ()
+    otherwise: tuple[str, ...] = ()
     if ELSE_LINE.match(side.lines[rows[-1] + 1]):
-        return []
+        otherwise = _old_code_kept(side, rows[-1] + 1, replaced)
+        if not otherwise:
+            return [], ()
     lines = [side.lines[r] for r in rows if is_code_line(side.lines[r])]
     if not lines or len(lines) > _BODY_LINES:
-        return []
+        return [], ()
     starts = _statement_starts(lines)
     if sum(indent_of(line) == indent_of(lines[0]) for line in starts) > _STATEMENTS:
-        return []
-    return [line.strip() for line in starts]
+        return [], ()
+    return [line.strip() for line in starts], otherwise
+
+
+def _old_code_kept(side: Side, row: int, replaced: list[str]) -> tuple[str, ...]:
+    """The code lines under the plain `else:` added at `row` when they are the code lines the
+    `if` took the place of (most of them, and little else); else ()."""
+    if row not in side.changed or side.lines[row].strip() != "else:":
+        return ()
+    under = [side.lines[r] for r in block_rows(side, row)]
+    body = [line.strip() for line in under if is_code_line(line)]
+    old = [line.strip() for line in replaced if is_code_line(line)]
+    kept = [line for line in old if line in body]
+    if not old or len(kept) < _KEPT_SHARE * max(len(old), len(body)):
+        return ()
+    return tuple(kept)
 
 
 def _statement_starts(lines: list[str]) -> list[str]:
@@ -195,5 +246,14 @@ def branch_sentence(b: NewBranch) -> str:
         instead = f"in place of {code(b.replaces)}"
         return f"{where}, a new check {b.action} when {code(b.condition)}, {instead}."
     if b.exits:
-        return f"{where}, a new check {b.action} when {code(b.condition)}."
-    return f"{where}, new code runs when {code(b.condition)}: it {b.action}."
+        return f"{where}, a new check {b.action} when {code(b.condition)}{_else(b)}."
+    return f"{where}, new code runs when {code(b.condition)}: it {b.action}{_else(b)}."
+
+
+def _else(b: NewBranch) -> str:
+    """ "; otherwise `enable_hf_transfer()` runs as before" for code kept under the `else:`."""
+    if not b.otherwise:
+        return ""
+    if len(b.otherwise) == 1:
+        return f"; otherwise {code(b.otherwise[0])} runs as before"
+    return f"; otherwise the {len(b.otherwise)} lines starting {code(b.otherwise[0])} run as before"

@@ -1,7 +1,8 @@
 """A new `if` block in code that was there is the case a fix adds: the text says the condition
 and what runs under it, from the added lines, where the model's text does not quote it. A
 condition edited, code put back under a new `if`, a new function's own `if`s, and an added
-if/else (a statement rewritten) are not new cases."""
+if/else (a statement rewritten) are not new cases; an if/else whose `else` keeps the old
+code is one, said with the old way kept."""
 
 from __future__ import annotations
 
@@ -127,6 +128,49 @@ def test_an_edited_condition_code_put_back_an_if_else_or_a_new_function_is_no_ne
     ))  # fmt: skip
     pr = pr_of(edited, put_back, if_else, new_function)
     assert new_branches(pr, extract_facts(pr)) == []
+
+
+def test_a_new_case_ahead_of_the_old_code_kept_under_else_says_the_old_way_stays():
+    # vLLM #34140: an audio's length comes from the processed arrays when there are any.
+    fallback = changed("vllm/model_executor/models/voxtral.py", (
+        "@@ -289,8 +290,13 @@ class VoxtralMultiModalProcessor(BaseMultiModalProcessor):\n"
+        "         def get_replacement(item_idx: int):\n"
+        "-            audios = mm_items.get_items(\"audio\", AudioProcessorItems)\n"
+        "-            audio_len = audios.get_audio_length(item_idx)\n"
+        "+            if item_idx < len(out_audio_items):\n"
+        "+                audio_arr = out_audio_items[item_idx].get_data()[\"audio_arrays\"]\n"
+        "+                audio_len = len(audio_arr)\n"
+        "+            else:\n"
+        "+                audios = mm_items.get_items(\"audio\", AudioProcessorItems)\n"
+        "+                audio_len = audios.get_audio_length(item_idx)\n"
+        " \n"
+        "             nb_audio_tokens = processor.get_num_audio_tokens(audio_len)\n"
+    ))  # fmt: skip
+    # vLLM #35098: at import, a newer library's switch where it has one.
+    module_level = changed("vllm/model_executor/model_loader/weight_utils.py", (
+        "@@ -80,7 +80,11 @@ def enable_hf_transfer():\n"
+        "             pass\n"
+        " \n"
+        " \n"
+        "-enable_hf_transfer()\n"
+        "+if hasattr(huggingface_hub.constants, \"HF_XET_HIGH_PERFORMANCE\"):\n"
+        "+    enable_xet_high_performance()\n"
+        "+else:\n"
+        "+    enable_hf_transfer()\n"
+        " \n"
+        " \n"
+        " class DisabledTqdm(tqdm):\n"
+    ))  # fmt: skip
+    pr = pr_of(fallback, module_level)
+    assert [branch_sentence(b) for b in new_branches(pr, extract_facts(pr))] == [
+        "In `VoxtralMultiModalProcessor.get_replacement`, new code runs when "
+        "`item_idx < len(out_audio_items)`: it sets `audio_arr` and `audio_len`; otherwise "
+        "the 2 lines starting `audios = mm_items.get_items(\"audio\", AudioProcessorItems)` run "
+        "as before.",
+        "In `vllm/model_executor/model_loader/weight_utils.py`, new code runs when "
+        "`hasattr(huggingface_hub.constants, \"HF_XET_HIGH_PERFORMANCE\")`: it calls "
+        "`enable_xet_high_performance`; otherwise `enable_hf_transfer()` runs as before.",
+    ]
 
 
 def test_tests_and_new_files_are_not_read():
