@@ -1,7 +1,7 @@
 """What a change does to cases that worked before, said as the concern a reviewer raises.
 
 The facts say what changed; a reviewer's question is who now gets something different.
-Ten changes answer it by themselves, exactly, from the diff:
+Eleven changes answer it by themselves, exactly, from the diff:
 - a default flipped (vLLM #34924): everyone who never set the variable gets the new value on
   upgrade, and setting the old one back is the way out;
 - a branch's condition edited (#35354): the cases only the dropped part caught no longer
@@ -22,7 +22,9 @@ Ten changes answer it by themselves, exactly, from the diff:
   longer shows (summarizer/swallowed_errors.py);
 - a new early exit in code that was there (#35063's `return None` when the state is
   `None`): that case skips the code below it, which it ran before
-  (summarizer/new_branches.py).
+  (summarizer/new_branches.py);
+- a package imported when a function runs (#32846's `flashinfer.gdn_prefill`): an install
+  without it fails at that call, not at start-up (summarizer/deferred_imports.py).
 On the dev days the reader scored every true but shallow risk 1 and wanted this kind of
 concern for a 2; it is written here, never guessed by the model.
 """
@@ -37,6 +39,7 @@ from summarizer.checks import flipped_defaults
 from summarizer.condition_chains import chains_changed
 from summarizer.conditions import ConditionChange, conditions_changed
 from summarizer.constant_returns import constant_returns
+from summarizer.deferred_imports import deferred_import_sentence, deferred_imports
 from summarizer.facts import ChangeFacts
 from summarizer.feature_probes import probes_changed
 from summarizer.guards import guarded_lines, new_guards
@@ -59,11 +62,11 @@ def behaviour_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
     """The first of: a default flipped, a condition edited, a returned value made constant,
     lines put under a new `if`, a cache added or removed, a sequence now sorted, a call
     moved to import time, a feature check asking for other names, an error swallowed, a new
-    early exit."""
+    early exit, a package imported when a function runs."""
     return (
         default_risk(facts) or condition_risk(pr) or constant_return_risk(pr) or guard_risk(pr)
         or cache_risk(pr) or order_risk(pr) or import_time_risk(pr) or probe_risk(pr)
-        or swallowed_risk(pr) or exit_risk(facts, pr)
+        or swallowed_risk(pr) or exit_risk(facts, pr) or deferred_import_risk(pr)
     )  # fmt: skip
 
 
@@ -322,3 +325,12 @@ def exit_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
 
 def _replaced_known(b: NewBranch) -> bool:
     return not b.replaces or b.replaces.startswith("assert ")
+
+
+def deferred_import_risk(pr: PullRequest) -> BehaviourRisk | None:
+    """A package outside the PR's own that new code imports only when it runs."""
+    if not (found := deferred_imports(pr)):
+        return None
+    d = found[0]
+    more = len({x.module for x in found}) - 1
+    return BehaviourRisk(deferred_import_sentence(d, pr, more), (d.enclosing,))
