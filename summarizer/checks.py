@@ -507,16 +507,23 @@ def _without_claim(sentence: str, claim: str) -> str:
 _BENCH_PLACE = re.compile(r"[\w./-]*\bbench(?:mark)?s?[./][\w./-]*", re.IGNORECASE)
 
 
+# A cache that is a feature of its own, named: a fix to prefix caching is about which blocks
+# are shared, not about speed (vLLM #29387, "Avoid prefix cache hit in the same schedule step").
+_CACHE_FEATURE = re.compile(
+    r"\b(?:prefix|kv|encoder|compile|compilation)[ _-]?cach(?:e|ed|es|ing)\b", re.IGNORECASE
+)
+
+
 def _perf_supported(evidence: _Evidence) -> bool:
     """The title, description or changed lines speak of speed or memory. Unchanged context
     lines do not count: they are not what the PR is about; nor do file names (a PR to the
     benchmark tools' CLI is not about speed), nor, in the changed lines, a word inside an
-    identifier: in vLLM `kv_cache` and `gpu_memory_utilization` are on every other line."""
+    identifier: in vLLM `kv_cache` and `gpu_memory_utilization` are on every other line; nor
+    a cache named as a feature (prefix caching, the KV cache)."""
     pr = evidence.pr
-    said = [pr.title, pr.body]
-    if any(_PERF_WORDS.search(_BENCH_PLACE.sub(" ", t).replace("_", " ")) for t in said):
-        return True
-    return any(_PERF_WORDS.search(t) for t in (*evidence.added, *evidence.removed))
+    said = [_BENCH_PLACE.sub(" ", t).replace("_", " ") for t in (pr.title, pr.body)]
+    changed = (*evidence.added, *evidence.removed)
+    return any(_PERF_WORDS.search(_CACHE_FEATURE.sub(" ", t)) for t in (*said, *changed))
 
 
 # --- 3b. FILLER and INVENTED: padding, and benefits or meanings nothing shows ---------------

@@ -254,6 +254,17 @@ def test_a_pr_to_the_benchmark_tools_is_not_about_performance_by_its_paths():
     assert kinds(found) == [FindingKind.UNSUPPORTED_PERFORMANCE]
 
 
+def test_a_fix_to_prefix_caching_is_not_about_performance_by_its_feature_name():
+    # vLLM #29387: the model's "improves performance ... by reducing the number of cache hits"
+    prefix = PullRequest(
+        repo="o/r", number=1, title="[BugFix] Avoid prefix cache hit in the same step",
+        url="u", author="a", state="merged", files=DUMMY_PR.files,
+    )  # fmt: skip
+    said = "The changes improve the performance of the manager by reducing cache hits."
+    found = check_answer(prefix, answer(impact=said), ChangeType.SUBSTANTIAL)
+    assert kinds(found) == [FindingKind.UNSUPPORTED_PERFORMANCE]
+
+
 def test_a_risk_of_being_slower_is_not_a_claim_of_speed():
     said = "The dispatch through `_makers` adds a dictionary lookup per call."
     assert check_answer(DUMMY_PR, answer(risks=said), ChangeType.SUBSTANTIAL) == []
