@@ -108,7 +108,9 @@ def _condition_sentence(c: ConditionChange) -> str:
     else:
         case = f"a case where {quoted} does not hold"
         now = f"no longer {act}" if c.added else f"now also {act}"
-    did = "adds that part to the condition" if c.added else "drops that part of the condition"
+    did = _values_did(c) or (
+        "adds that part to the condition" if c.added else "drops that part of the condition"
+    )
     check = "check" if c.action.startswith("raises") else "branch"
     after = (
         f"such a case went past that {check} before"
@@ -116,6 +118,17 @@ def _condition_sentence(c: ConditionChange) -> str:
         else f"such a case now goes past that {check}"
     )
     return f"{where}, {case} {now}: the PR {did}, and {after}."
+
+
+def _values_did(c: ConditionChange) -> str:
+    """ "adds `MLAAttention` to the types `layer` is checked against" """
+    if not c.values:
+        return ""
+    verb, to = ("adds", "to") if c.added else ("drops", "from")
+    kind = "types" if (c.added or c.dropped)[0].startswith("isinstance(") else "values"
+    against = "checked against" if kind == "types" else "compared with"
+    values = listed([code(v) for v in c.values])
+    return f"{verb} {values} {to} the {kind} {code(c.subject)} is {against}"
 
 
 def _returned_sentence(c: ConditionChange, where: str) -> str:

@@ -6,6 +6,10 @@ edit says what the text became; a reviewer asks what that does: which inputs too
 before and do not now. When the old and the new condition share all but some of their
 top-level `or` (or `and`) parts, code can say exactly which: a part dropped from an `or`
 no longer takes the branch on its own, a part added to an `and` now keeps inputs out of it.
+The values a condition matches are `or` parts too: `quantization == "modelopt"` becoming
+`quantization in ("modelopt", "modelopt_mixed")` (vLLM #35047), or `isinstance(layer,
+Attention)` becoming `isinstance(layer, (Attention, MLAAttention))` (#35430), lets one more
+kind of input take the branch.
 """
 
 from __future__ import annotations
@@ -58,6 +62,10 @@ class ConditionChange:
     action: str  # what the branch does: "raises `ValueError`", "returns early", ""
     returned: bool = False  # the condition is the value a `return` gives, not a branch's
     chained: bool = False  # wrapped, and its head not in the hunk: only the chain is known
+    # Of values matched (`x in (a, b)`, `isinstance(x, (A, B))`): what the values are
+    # compared with, and the values added or dropped; the parts say `x == b`.
+    subject: str = ""
+    values: tuple[str, ...] = ()
 
 
 def conditions_changed(pr: PullRequest) -> list[ConditionChange]:
@@ -80,12 +88,17 @@ def _hunk_changes(path: str, hunk: Hunk, branch: re.Pattern[str]) -> list[Condit
         new_row, new = new_blocks[block]
         if old.group("kw") != new.group("kw") or old.group("indent") != new.group("indent"):
             continue
+        returned = new.group("kw") == "return"
+        owner = line_owner(path, hunk, True, new_row)
+        action = "" if returned else branch_action(hunk.new, new_row)
         if change := _compared(old.group("cond"), new.group("cond")):
             operator, dropped, added = change
-            returned = new.group("kw") == "return"
+            found.append(ConditionChange(path, owner, operator, dropped, added, action, returned))
+        elif matched := values_compared(old.group("cond"), new.group("cond")):
+            subject, dropped, added, values = matched
             found.append(ConditionChange(
-                path, line_owner(path, hunk, True, new_row), operator, dropped, added,
-                "" if returned else branch_action(hunk.new, new_row), returned,
+                path, owner, "or", dropped, added, action, returned, subject=subject,
+                values=values,
             ))  # fmt: skip
     return found
 
@@ -115,6 +128,56 @@ def _compared(old: str, new: str) -> tuple[str, tuple[str, ...], tuple[str, ...]
         if change := parts_compared(old_parts, new_parts):
             return operator, *change
     return None
+
+
+_COMPARED = re.compile(r"^(?P<subject>[\w.\[\]\"'()]+?)\s*(?P<op>==|\bin\b)\s*(?P<values>.+)$")
+_ISINSTANCE = re.compile(r"^isinstance\(\s*(?P<subject>[\w.]+)\s*,\s*(?P<values>.+)\)$")
+_COMMA = re.compile(r",")
+
+
+def values_compared(
+    old: str, new: str
+) -> tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]] | None:
+    """A whole condition that matches a value (or a type) against a set, with values only
+    added or only dropped: what is compared, the parts dropped and added (`x == v`,
+    `isinstance(x, T)`), and the values themselves; None otherwise."""
+    before, after = _matched(old), _matched(new)
+    if before is None or after is None or before[:2] != after[:2]:
+        return None
+    kind, subject = before[:2]
+    change = parts_compared(list(before[2]), list(after[2]))
+    if change is None:
+        return None
+    dropped, added = change
+    part = "isinstance({s}, {v})" if kind == "isinstance" else "{s} == {v}"
+    return (
+        subject,
+        tuple(part.format(s=subject, v=v) for v in dropped),
+        tuple(part.format(s=subject, v=v) for v in added),
+        dropped or added,
+    )
+
+
+def _matched(condition: str) -> tuple[str, str, tuple[str, ...]] | None:
+    """("isinstance" or "value", what is compared, the values it may match)."""
+    text = _unwrapped(condition.strip())
+    if m := _ISINSTANCE.match(text):
+        kind, subject, values = "isinstance", m.group("subject"), m.group("values")
+    elif (m := _COMPARED.match(text)) and not _top_level(text, _OPERATORS["or"]):
+        if _top_level(text, _OPERATORS["and"]):
+            return None
+        kind, subject, values = "value", m.group("subject"), m.group("values")
+        if m.group("op") == "in" and not values.strip().startswith(("(", "[", "{")):
+            return None  # `x in some_list`: the values are not in the line
+        if m.group("op") == "==":
+            values = f"({values})"
+    else:
+        return None
+    inner = values.strip()
+    if inner[:1] in "([{" and _depth_ok(inner[1:-1]) and inner[-1:] in ")]}":
+        inner = inner[1:-1]
+    items = tuple(v.strip() for v in split_top_level(inner, _COMMA) if v.strip())
+    return (kind, subject, items) if items else None
 
 
 def parts_compared(

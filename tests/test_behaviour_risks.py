@@ -68,6 +68,42 @@ def test_a_part_added_to_a_condition_sends_new_cases_down_its_branch():
     )
 
 
+def test_a_value_or_a_type_added_to_what_a_condition_matches_sends_its_cases_down():
+    # vLLM #35430: MLA attention layers now get the KV-cache method too.
+    typed = ChangedFile("vllm/model_executor/layers/quantization/modelopt.py", additions=1, deletions=1, patch=(
+        "@@ -183,5 +183,5 @@ class ModelOptQuantConfigBase(QuantizationConfig):\n"
+        "         # handle kv-cache first so we can focus only on weight quantization thereafter\n"
+        "-        if isinstance(layer, Attention):\n"
+        "+        if isinstance(layer, (Attention, MLAAttention)):\n"
+        "             return self.KVCacheMethodCls(self)\n"))  # fmt: skip
+    assert risk_of(pr_of(typed)) == (
+        "In `ModelOptQuantConfigBase`, a case where only `isinstance(layer, MLAAttention)` "
+        "holds now also returns early: the PR adds `MLAAttention` to the types `layer` is "
+        "checked against, and such a case went past that branch before."
+    )
+    # vLLM #35047: a second quantization name takes the ModelOpt branch.
+    valued = ChangedFile("vllm/model_executor/model_loader/weight_utils.py", additions=1, deletions=1, patch=(
+        "@@ -375,4 +375,4 @@ def get_quant_config(\n"
+        "         if model_config.quantization == \"bitsandbytes\":\n"
+        "             config[\"adapter_name_or_path\"] = model_config.model\n"
+        "-        elif model_config.quantization == \"modelopt\":\n"
+        "+        elif model_config.quantization in (\"modelopt\", \"modelopt_mixed\"):\n"
+        "             config = load(config)\n"))  # fmt: skip
+    assert risk_of(pr_of(valued)) == (
+        "In `get_quant_config`, a case where only `model_config.quantization == "
+        "\"modelopt_mixed\"` holds now also takes the branch below it: the PR adds "
+        "`\"modelopt_mixed\"` to the values `model_config.quantization` is compared with, and "
+        "such a case went past that branch before."
+    )
+    # A value replaced by another is no value added: the line edit says it.
+    swapped = ChangedFile("vllm/a.py", additions=1, deletions=1, patch=(
+        "@@ -1,3 +1,3 @@ def f(x):\n"
+        "-    if x.kind == \"a\":\n"
+        "+    if x.kind == \"b\":\n"
+        "         return 1\n"))  # fmt: skip
+    assert conditions_changed(pr_of(swapped)) == []
+
+
 def test_an_and_part_added_keeps_cases_out_of_an_early_return():
     narrowed = ChangedFile("vllm/engine.py", additions=1, deletions=1, patch=(
         "@@ -10,4 +10,4 @@ def step(self, batch):\n"
