@@ -31,9 +31,11 @@ concern for a 2; it is written here, never guessed by the model.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from bot.core.models import PullRequest
+from summarizer.brackets import unclosed
 from summarizer.caching import CacheChange, caches_changed
 from summarizer.checks import flipped_defaults
 from summarizer.condition_chains import chains_changed
@@ -49,6 +51,7 @@ from summarizer.ordering import now_sorted
 from summarizer.swallowed_errors import swallowed_errors
 from summarizer.wording import code, in_place, listed
 
+_VALUE_CHARS = 60  # a value longer than this is not quoted: it would be the sentence
 _PART_CHARS = 100  # a condition part longer than this is not quoted: it would be the sentence
 
 
@@ -62,11 +65,13 @@ def behaviour_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
     """The first of: a default flipped, a condition edited, a returned value made constant,
     lines put under a new `if`, a cache added or removed, a sequence now sorted, a call
     moved to import time, a feature check asking for other names, an error swallowed, a new
-    early exit, a package imported when a function runs."""
+    early exit, a new case that gives a name another value, a package imported when a
+    function runs."""
     return (
         default_risk(facts) or condition_risk(pr) or constant_return_risk(pr) or guard_risk(pr)
         or cache_risk(pr) or order_risk(pr) or import_time_risk(pr) or probe_risk(pr)
-        or swallowed_risk(pr) or exit_risk(facts, pr) or deferred_import_risk(pr)
+        or swallowed_risk(pr) or exit_risk(facts, pr) or assignment_risk(facts, pr)
+        or deferred_import_risk(pr)
     )  # fmt: skip
 
 
@@ -334,6 +339,35 @@ def exit_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
         f"{in_place(b.enclosing, b.file)}, when {code(b.condition)}, {then}.",
         tuple(n for n in (b.enclosing,) if n),
     )
+
+
+def assignment_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
+    """A new `if` whose one statement gives a name that was there another value, above old
+    code that reads it: in that case the code below works on the new value."""
+    for b in new_branches(pr, facts):
+        if b.exits or not b.target or not b.skips_old or not _quotable(b.value):
+            continue
+        where, when = in_place(b.enclosing, b.file), f"when {code(b.condition)}"
+        name, value = code(b.target), code(b.value)
+        if re.search(rf"(?<![\w.]){re.escape(b.target)}(?!\w)", b.value):
+            return BehaviourRisk(
+                f"{where}, {when}, {name} now becomes {value} before the code below reads it: "
+                f"that code gets the changed {name} in that case, and the one it got before "
+                "otherwise.",
+                tuple(n for n in (b.enclosing,) if n),
+            )
+        if b.overrides:
+            return BehaviourRisk(
+                f"{where}, {when}, {name} is now {value}, not the value "
+                f"{code(b.overrides)} gave it above: the code below reads the new value in that "
+                "case.",
+                tuple(n for n in (b.enclosing,) if n),
+            )
+    return None
+
+
+def _quotable(value: str) -> bool:
+    return bool(value) and len(value) <= _VALUE_CHARS and not unclosed(value)
 
 
 def _replaced_known(b: NewBranch) -> bool:

@@ -27,6 +27,7 @@ from summarizer.brackets import unclosed
 from summarizer.checks import is_tooling_file
 from summarizer.code_hunks import (
     CONDITION_CHARS,
+    DEF_LINE,
     ELSE_LINE,
     IF_LINE,
     block_rows,
@@ -69,6 +70,11 @@ class NewBranch:
     replaces: str = ""  # the code line the PR removes where it adds the `if`, if any
     # The code the `if` took the place of, now under its added `else:`: its lines, stripped.
     otherwise: tuple[str, ...] = ()
+    # Of a block that is one assignment to a plain name: the name, its value, and the line
+    # above the `if` that gave the name its value before, if the hunk shows one.
+    target: str = ""
+    value: str = ""
+    overrides: str = ""
 
     def says(self, line: str) -> bool:
         """The line, added on its own, is one this sentence already tells."""
@@ -152,7 +158,30 @@ def _branch(
     old = rows[-1] + 1 not in side.changed or bool(otherwise)
     # Code kept under the `else:` was not replaced: it still runs, in the other case.
     instead = "" if otherwise else next((x.strip() for x in replaced if is_code_line(x)), "")
-    return NewBranch(path, owner, condition, action, exits, lines, old, instead, otherwise)
+    target, value = _assignment(body)
+    overrides = _set_above(side, row, target) if target else ""
+    return NewBranch(
+        path, owner, condition, action, exits, lines, old, instead, otherwise, target, value,
+        overrides,
+    )  # fmt: skip
+
+
+def _assignment(body: list[str]) -> tuple[str, str]:
+    """(name, value) of a block that is one assignment to a plain name or attribute."""
+    if len(body) != 1 or not (m := _ASSIGN.match(body[0])) or "," in m.group("targets"):
+        return "", ""
+    return m.group("targets").strip(), body[0][m.end() :].strip()
+
+
+def _set_above(side: Side, row: int, name: str) -> str:
+    """The nearest line above `row`, within its definition, that assigns `name`."""
+    assigns = re.compile(rf"^\s*{re.escape(name)}\s*(?::[^=]+)?=(?!=)")
+    for line in reversed(side.lines[:row]):
+        if DEF_LINE.match(line):
+            return ""
+        if assigns.match(line):
+            return line.strip()
+    return ""
 
 
 def _added_block(side: Side, rows: list[int], replaced: list[str]) -> tuple[list[str], tuple[str, ...]]:

@@ -214,6 +214,36 @@ def test_a_new_early_exit_above_old_code_is_the_risk_a_reviewer_raises():
     )
 
 
+def test_a_new_case_that_gives_a_name_another_value_is_read_by_the_code_below():
+    override = changed("vllm/lora/punica_wrapper/punica_gpu.py", (
+        "@@ -1,4 +1,6 @@ class PunicaWrapperGPU:\n"
+        "     def moe_align(self, topk_ids, num_experts, block_size):\n"
+        "         max_num_tokens_padded = topk_ids.numel() + num_experts * (block_size - 1)\n"
+        "+        if topk_ids.numel() < num_experts:\n"
+        "+            max_num_tokens_padded = topk_ids.numel() * block_size\n"
+        "         return max_num_tokens_padded\n"
+    ))  # fmt: skip
+    assert risk_of(pr_of(override)) == (
+        "In `PunicaWrapperGPU.moe_align`, when `topk_ids.numel() < num_experts`, "
+        "`max_num_tokens_padded` is now `topk_ids.numel() * block_size`, not the value "
+        "`max_num_tokens_padded = topk_ids.numel() + num_experts * (block_size - 1)` gave it "
+        "above: the code below reads the new value in that case."
+    )
+    reshaped = changed("vllm/model_executor/models/llama4.py", (
+        "@@ -1,4 +1,6 @@ class Llama4ForCausalLM:\n"
+        "     def load_weight(self, loaded_weight, original_ndim):\n"
+        "         loaded_weight = loaded_weight.to(self.dtype)\n"
+        "+        if original_ndim == 1:\n"
+        "+            loaded_weight = loaded_weight.unsqueeze(-1)\n"
+        "         param.copy_(loaded_weight)\n"
+    ))  # fmt: skip
+    assert risk_of(pr_of(reshaped)) == (
+        "In `Llama4ForCausalLM.load_weight`, when `original_ndim == 1`, `loaded_weight` now "
+        "becomes `loaded_weight.unsqueeze(-1)` before the code below reads it: that code gets "
+        "the changed `loaded_weight` in that case, and the one it got before otherwise."
+    )
+
+
 def test_new_code_that_only_sets_things_is_no_exit_risk():
     pr = pr_of(BIASES)
     assert exit_risk(extract_facts(pr), pr) is None
