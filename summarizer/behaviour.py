@@ -1,7 +1,7 @@
 """What a change does to cases that worked before, said as the concern a reviewer raises.
 
 The facts say what changed; a reviewer's question is who now gets something different.
-Eleven changes answer it by themselves, exactly, from the diff:
+Twelve changes answer it by themselves, exactly, from the diff:
 - a default flipped (vLLM #34924): everyone who never set the variable gets the new value on
   upgrade, and setting the old one back is the way out;
 - a branch's condition edited (#35354): the cases only the dropped part caught no longer
@@ -23,6 +23,8 @@ Eleven changes answer it by themselves, exactly, from the diff:
 - a new early exit in code that was there (#35063's `return None` when the state is
   `None`): that case skips the code below it, which it ran before
   (summarizer/new_branches.py);
+- a new case that gives a name another value (#33197's `max_num_tokens_padded` for small
+  batches): the code below reads the new value in that case (summarizer/new_branches.py);
 - a package imported when a function runs (#32846's `flashinfer.gdn_prefill`): an install
   without it fails at that call, not at start-up (summarizer/deferred_imports.py).
 On the dev days the reader scored every true but shallow risk 1 and wanted this kind of
