@@ -1,7 +1,7 @@
 """What a change does to cases that worked before, said as the concern a reviewer raises.
 
 The facts say what changed; a reviewer's question is who now gets something different.
-Twelve changes answer it by themselves, exactly, from the diff:
+Thirteen changes answer it by themselves, exactly, from the diff:
 - a default flipped (vLLM #34924): everyone who never set the variable gets the new value on
   upgrade, and setting the old one back is the way out;
 - a branch's condition edited (#35354): the cases only the dropped part caught no longer
@@ -20,6 +20,9 @@ Twelve changes answer it by themselves, exactly, from the diff:
   passed it and now fails it (summarizer/feature_probes.py);
 - a broad error swallowed (#33985's `contextlib.suppress(Exception)`): a failure there no
   longer shows (summarizer/swallowed_errors.py);
+- a read that could fail made one that falls back (#34110's `getattr(config,
+  "norm_topk_prob", True)`): an object without it gets the default where it raised before
+  (summarizer/tolerant_reads.py);
 - a new early exit in code that was there (#35063's `return None` when the state is
   `None`): that case skips the code below it, which it ran before
   (summarizer/new_branches.py);
@@ -51,6 +54,7 @@ from summarizer.import_time import import_time_calls
 from summarizer.new_branches import NewBranch, new_branches
 from summarizer.ordering import now_sorted
 from summarizer.swallowed_errors import swallowed_errors
+from summarizer.tolerant_reads import tolerant_reads, tolerant_sentence
 from summarizer.wording import code, in_place, listed
 
 _VALUE_CHARS = 60  # a value longer than this is not quoted: it would be the sentence
@@ -66,14 +70,14 @@ class BehaviourRisk:
 def behaviour_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
     """The first of: a default flipped, a condition edited, a returned value made constant,
     lines put under a new `if`, a cache added or removed, a sequence now sorted, a call
-    moved to import time, a feature check asking for other names, an error swallowed, a new
-    early exit, a new case that gives a name another value, a package imported when a
+    moved to import time, a feature check asking for other names, an error swallowed, a read
+    that falls back to a default, a new early exit, a new case that gives a name another value, a package imported when a
     function runs."""
     return (
         default_risk(facts) or condition_risk(pr) or constant_return_risk(pr) or guard_risk(pr)
         or cache_risk(pr) or order_risk(pr) or import_time_risk(pr) or probe_risk(pr)
-        or swallowed_risk(pr) or exit_risk(facts, pr) or assignment_risk(facts, pr)
-        or deferred_import_risk(pr)
+        or swallowed_risk(pr) or tolerant_risk(facts) or exit_risk(facts, pr)
+        or assignment_risk(facts, pr) or deferred_import_risk(pr)
     )  # fmt: skip
 
 
@@ -319,6 +323,14 @@ _SKIPPED = {
     "skips": "the loop now skips that item, where it ran the code below for it before",
     "stops": "the loop now stops there, where it went on to the items after it before",
 }
+
+
+def tolerant_risk(facts: ChangeFacts) -> BehaviourRisk | None:
+    """A read that raised on a missing attribute or key, now one that gets a default."""
+    if not (found := tolerant_reads(facts)):
+        return None
+    t = found[0]
+    return BehaviourRisk(tolerant_sentence(t), tuple(n for n in (t.enclosing,) if n))
 
 
 def exit_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
