@@ -1,7 +1,7 @@
 """What a change does to cases that worked before, said as the concern a reviewer raises.
 
 The facts say what changed; a reviewer's question is who now gets something different.
-Thirteen changes answer it by themselves, exactly, from the diff:
+Twelve changes answer it by themselves, exactly, from the diff:
 - a default flipped (vLLM #34924): everyone who never set the variable gets the new value on
   upgrade, and setting the old one back is the way out;
 - a branch's condition edited (#35354): the cases only the dropped part caught no longer
@@ -27,9 +27,10 @@ Thirteen changes answer it by themselves, exactly, from the diff:
   `None`): that case skips the code below it, which it ran before
   (summarizer/new_branches.py);
 - a new case that gives a name another value (#33197's `max_num_tokens_padded` for small
-  batches): the code below reads the new value in that case (summarizer/new_branches.py);
-- a package imported when a function runs (#32846's `flashinfer.gdn_prefill`): an install
-  without it fails at that call, not at start-up (summarizer/deferred_imports.py).
+  batches): the code below reads the new value in that case (summarizer/new_branches.py).
+New code that imports a package only when it runs (#32846's `flashinfer.gdn_prefill`) is
+said here too, but it is a risk of new code, not of cases that worked: `finishing.fact_risk`
+puts it after a changed signature or value (summarizer/deferred_imports.py).
 On the dev days the reader scored every true but shallow risk 1 and wanted this kind of
 concern for a 2; it is written here, never guessed by the model.
 """
@@ -77,7 +78,7 @@ def behaviour_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
         default_risk(facts) or condition_risk(pr) or constant_return_risk(pr) or guard_risk(pr)
         or cache_risk(pr) or order_risk(pr) or import_time_risk(pr) or probe_risk(pr)
         or swallowed_risk(pr) or tolerant_risk(facts) or exit_risk(facts, pr)
-        or assignment_risk(facts, pr) or deferred_import_risk(pr)
+        or assignment_risk(facts, pr)
     )  # fmt: skip
 
 

@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 
 from bot.core.models import ChangeType, PullRequest, SummarySections
 from summarizer.attributes import attributes_dropped
-from summarizer.behaviour import behaviour_risk
+from summarizer.behaviour import behaviour_risk, deferred_import_risk
 from summarizer.call_arguments import (
     PassedValue,
     added_arguments,
@@ -845,6 +845,8 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
         return _same_result_risk(edits[0], facts, pr) or _edit_risk(edits[0], pr, facts)
     if argument := _argument_risk(facts, pr):
         return argument
+    if deferred := deferred_import_risk(pr):  # new code's dependency, said before its names
+        return FactRisk(deferred.sentence, deferred.names, exact=True)
     running = {f.filename for f in pr.files if runs_code(f)}
     changed = [
         d for d in facts.definitions if d.change in ("changed", "added") and d.file in running
