@@ -16,6 +16,7 @@ from bot.core.models import PullRequest
 from summarizer.code_hunks import DEF_LINE, code_hunks
 from summarizer.facts import line_owner, param_name
 from summarizer.hunks import Side
+from summarizer.line_edits import change_blocks
 
 _QUOTED = re.compile(r"[rbf]?(['\"]).*\1")
 # A number, a quoted string, or one of Python's constants: a value no call computes.
@@ -93,6 +94,60 @@ def added_arguments(pr: PullRequest) -> list[PassedValue]:
             kept = opened not in side.changed
             found.append(PassedValue(m[1], m[2].strip(), path, owner, kept, callee))
     return found
+
+
+@dataclass(frozen=True)
+class ChangedArgument:
+    """A keyword argument on a line of its own whose value the PR changes in place."""
+
+    name: str
+    old: str
+    new: str
+    owner: str | None
+    callee: str | None  # what the call calls, when its opening line is shown
+
+
+def changed_arguments(pr: PullRequest) -> list[ChangedArgument]:
+    """Each `name=value` argument line of the Python that runs that the PR rewrites, in the
+    same change block, as `name=other`: the call now gets another value for `name` (vLLM
+    #35156's `quant_config=quant_config` becoming `quant_config=None`)."""
+    found = []
+    for path, hunk in code_hunks(pr):
+        old_blocks, new_blocks = change_blocks(hunk.old), change_blocks(hunk.new)
+        before = {
+            (old_blocks[r], m[1]): m[2].strip() for r in hunk.old.changed
+            if (m := _ARGUMENT.fullmatch(hunk.old.lines[r]))
+        }  # fmt: skip
+        for row in sorted(hunk.new.changed):
+            m = _ARGUMENT.fullmatch(hunk.new.lines[row])
+            old = before.get((new_blocks[row], m[1])) if m else None
+            if not m or old is None or old == m[2].strip() or _goes_on(old, m[2]):
+                continue
+            opened = _call_line(hunk.new, row)
+            if opened is not None and DEF_LINE.match(hunk.new.lines[opened]):
+                continue  # a default changed in a signature
+            callee = _callee(hunk.new.lines[opened]) if opened is not None else None
+            owner = line_owner(path, hunk, True, row)
+            found.append(ChangedArgument(m[1], old, m[2].strip(), owner, callee))
+    return found
+
+
+def _goes_on(*values: str) -> bool:
+    """A value that goes on past its line: what it is, the line does not say."""
+    return any(v.rstrip()[-1:] in "([{" for v in values)
+
+
+def argument_sentence(a: ChangedArgument, where: str) -> str:
+    """ "`f` now passes `quant_config=None` where it passed `quant_config=quant_config`: that
+    call gets `None` for `quant_config` whatever `quant_config` is." """
+    to = f" to `{a.callee}`" if a.callee else ""
+    said = f"{where} now passes `{a.name}={a.new}`{to} where it passed `{a.name}={a.old}`"
+    new_fixed, old_fixed = bool(_LITERAL.fullmatch(a.new)), bool(_LITERAL.fullmatch(a.old))
+    if new_fixed and not old_fixed:
+        return f"{said}: that call gets `{a.new}` for `{a.name}` whatever `{a.old}` is."
+    if old_fixed and not new_fixed:
+        return f"{said}: that call now gets whatever `{a.new}` is, where it always got `{a.old}`."
+    return f"{said}: that call gets `{a.new}` for `{a.name}`, where it got `{a.old}`."
 
 
 # The name before the bracket a call's opening line leaves open: `x = self._build(`.

@@ -19,8 +19,11 @@ from bot.core.models import ChangeType, PullRequest, SummarySections
 from summarizer.attributes import attributes_dropped
 from summarizer.behaviour import behaviour_risk, deferred_import_risk
 from summarizer.call_arguments import (
+    ChangedArgument,
     PassedValue,
     added_arguments,
+    argument_sentence,
+    changed_arguments,
     passed_values,
     required_params,
 )
@@ -1028,6 +1031,17 @@ def _retyped_risk(edit: LineEdit, old: str, new: str) -> FactRisk | None:
     )  # fmt: skip
 
 
+def _argument_edited(edit: LineEdit, old: str, new: str, pr: PullRequest) -> ChangedArgument | None:
+    """The keyword argument the edit changes the value of, where it is one."""
+    return next(
+        (
+            a for a in changed_arguments(pr)
+            if a.owner == edit.enclosing and old in a.old and new in a.new
+        ),
+        None,
+    )  # fmt: skip
+
+
 def _edit_place(edit: LineEdit) -> str:
     """Where an edit stands, for a risk's subject: its definition, else its file."""
     return code(edit.enclosing or edit.file)
@@ -1056,6 +1070,8 @@ def _edit_risk(edit: LineEdit, pr: PullRequest, facts: ChangeFacts) -> FactRisk:
             (b.group(2),), exact=True,
         )  # fmt: skip
     where = _edit_place(edit)
+    if argument := _argument_edited(edit, old, new, pr):  # the call it goes to, said
+        return FactRisk(argument_sentence(argument, where), (new,), exact=True)
     return FactRisk(
         f"{where} now uses `{new}` where it used `{old}`: whatever depended on the value "
         f"of `{old}` there now gets the value of `{new}`. {tests_sentence(pr, facts)}",
