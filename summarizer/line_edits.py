@@ -139,6 +139,8 @@ def _pair(line: str, candidate: str, prose: bool = False) -> tuple[str, str] | N
     docs (`prose`) any two lines, compared word by word."""
     if not prose and not all(_is_code(x) and not _DEFINES.match(x) for x in (line, candidate)):
         return None
+    if not prose and _moved_a_level(line, candidate):
+        return None
     if prose:  # a command in a comment of an example is quoted without its `#`
         line, candidate = _COMMENT.sub("", line), _COMMENT.sub("", candidate)
     token = _WORD if prose else _TOKEN
@@ -148,6 +150,14 @@ def _pair(line: str, candidate: str, prose: bool = False) -> tuple[str, str] | N
     if similar < _SIMILAR and (prose or not _same_head(line, candidate)):
         return None
     return _parts(line.strip(), candidate.strip(), old, new, ops)
+
+
+def _moved_a_level(line: str, candidate: str) -> bool:
+    """A statement now at another depth: it left its block, or went into one (vLLM #34813
+    takes `hidden_states *= ...` out of an `else:`, so it runs in both cases), which is the
+    change, not the edit of its text. A wrapped call's argument re-indented is neither."""
+    depth = [len(x) - len(x.lstrip()) for x in (line, candidate)]
+    return depth[0] != depth[1] and not any(x.rstrip().endswith(",") for x in (line, candidate))
 
 
 _Opcode = tuple[str, int, int, int, int]

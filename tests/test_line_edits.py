@@ -176,7 +176,7 @@ def test_a_block_rewritten_is_no_edit_and_the_same_edit_in_several_places_is_one
     ]
 
 
-def test_lines_paired_across_a_rewrite_or_into_another_function_are_not_edits():
+def test_lines_paired_across_a_rewrite_into_another_function_or_block_are_not_edits():
     # vLLM #34140: one tuple became a list over all audios; pairing its line alone would say
     # `tokenized.audios[0]` became `audio` and hide the loop.
     rewritten = changed("vllm/model_executor/models/voxtral.py", (
@@ -200,7 +200,16 @@ def test_lines_paired_across_a_rewrite_or_into_another_function_are_not_edits():
         "+                message=self._accumulated_text,\n"
         "             )\n"
     ))  # fmt: skip
-    assert edits_of(rewritten, moved_out) == []
+    # vLLM #34813: the scaling left the `else:` to run in both cases; its text changed too.
+    out_of_else = changed("vllm/model_executor/models/granitemoehybrid.py", (
+        "@@ -378,7 +378,7 @@ class GraniteMoeHybridModel(nn.Module):\n"
+        "             else:\n"
+        "                 hidden_states = self.embed_input_ids(input_ids)\n"
+        "-                hidden_states = hidden_states * self.embedding_multiplier\n"
+        "+            hidden_states *= self.embedding_multiplier\n"
+        "             residual = None\n"
+    ))  # fmt: skip
+    assert edits_of(rewritten, moved_out, out_of_else) == []
 
 
 def test_stored_facts_keep_their_edits_and_older_facts_load_without_them():
