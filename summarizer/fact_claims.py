@@ -87,7 +87,7 @@ def fact_evidence(
 
 # "sets the environment variable `X`", "`X` environment variable is set", "exports `X`"
 _ENV_SET_BEFORE = re.compile(
-    r"\b(?:sets?|setting|exports?|exporting|defines?)\s+(?:the\s+)?"
+    r"\b(?:sets?|setting|exports?|exporting|defines?)\s+(?:the\s+|an?\s+)?"
     r"(?:(?:environment|env)\s+(?:variable|var)\s+)?$",
     re.IGNORECASE,
 )

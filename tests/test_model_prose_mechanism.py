@@ -169,6 +169,8 @@ def test_an_environment_variable_only_read_is_not_called_set():
     for sentence in (
         "It sets the environment variable `HF_XET_HIGH_PERFORMANCE` to `True`.",
         "The `HF_XET_HIGH_PERFORMANCE` environment variable is set when missing.",
+        "It adds a function which sets an environment variable `HF_XET_HIGH_PERFORMANCE` to "
+        "`True`.",  # judge pass 37 found this one in the digest
     ):
         assert explanations(XET, said(sentence, "It affects downloads.")) == expected
     right = "It sets `huggingface_hub.constants.HF_XET_HIGH_PERFORMANCE` when the environment has no `HF_XET_HIGH_PERFORMANCE`."
