@@ -56,6 +56,7 @@ from summarizer.fact_claims import (
     called_new_setting,
     called_reworded,
     called_same_value,
+    called_set_to,
     called_strings_code,
     called_test_added,
     contradiction,
@@ -676,6 +677,7 @@ def _contradicted(field: str, sentence: str, against: FactEvidence) -> list[Find
         called_effect(sentence, against),
         called_new_setting(sentence, against),
         called_strings_code(sentence, against),
+        called_set_to(sentence, against),
     ]
     return [
         Finding(FindingKind.CONTRADICTS_FACTS, field, sentence, why)

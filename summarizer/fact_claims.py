@@ -201,6 +201,35 @@ def called_new_setting(sentence: str, ev: FactEvidence) -> str:
     return ""
 
 
+# "`x` has been set to `True`", "sets `x` to `True`", "changes the `x` flag to `True`"
+_SET_TO = (
+    re.compile(
+        r"`(?P<name>[A-Za-z_][\w.]*)`[^.]{0,60}?\b(?:is|are|has been|have been|was|were)\s+"
+        r"(?:now\s+)?(?:set|changed|updated|switched)\s+to\s+`(?P<value>[^`]+)`"
+    ),
+    re.compile(
+        r"\b(?:sets?|changes?|updates?|switch(?:es)?)\s+(?:the\s+)?(?:[A-Za-z]+\s+){0,2}"
+        r"`(?P<name>[A-Za-z_][\w.]*)`(?:\s+[A-Za-z]+){0,2}\s+to\s+`(?P<value>[^`]+)`"
+    ),
+)
+
+
+def called_set_to(sentence: str, ev: FactEvidence) -> str:
+    """ "`x` has been set to `True`" where no added line has `x`: vLLM #35054 removes the
+    line `supports_update_block_table: bool = False`, and the title's "Change ... to True"
+    is what the base class gives, not a line of the diff."""
+    for pattern in _SET_TO:
+        for m in pattern.finditer(sentence):
+            name = short_name(m["name"])
+            if lines_with(name, ev.added) or not lines_with(name, ev.removed):
+                continue
+            return (
+                f"says `{m['name']}` is set to `{m['value']}`, but the diff only removes the "
+                f"line that set `{name}` and sets it nowhere"
+            )
+    return ""
+
+
 def called_test_added(sentence: str, ev: FactEvidence) -> str:
     """ "The PR also adds a test" where no test file or test function is new."""
     if not _TEST_ADDED.search(sentence) or ev.tests_added:

@@ -364,3 +364,28 @@ def test_a_pr_that_reverts_nothing_is_not_called_a_revert():
     assert found == ["calls the PR a revert, which nothing in its title, description or diff says"]
     revert = pr_of("Revert \"[Llama4] Fix rotary\" (#35000)", *BROUGHT_BACK.files)
     assert explanations(revert, said("The PR reverts the rotary fix in `Llama4ForCausalLM`.")) == []
+
+
+# vLLM #35054: the override is removed, so the class takes its base's value; the title says
+# "Change supports_update_block_table to True".
+UNSET = pr_of("[Mamba1] - Change supports_update_block_table to True", ChangedFile(
+    "vllm/v1/attention/backends/mamba1_attn.py", additions=0, deletions=1, patch=(
+        "@@ -29,4 +29,3 @@ class Mamba1AttentionMetadataBuilder(\n"
+        "     BaseMambaAttentionMetadataBuilder[Mamba1AttentionMetadata]\n"
+        " ):\n"
+        "     metadata_cls = Mamba1AttentionMetadata\n"
+        "-    supports_update_block_table: bool = False\n")))  # fmt: skip
+
+
+def test_a_name_said_set_to_a_value_where_the_diff_only_removes_its_line_is_contradicted():
+    for sentence in (
+        "The `supports_update_block_table` attribute in the `Mamba1AttentionMetadataBuilder` "
+        "class has been set to `True`.",
+        "It sets `supports_update_block_table` to `True`.",
+    ):
+        assert explanations(UNSET, said(sentence, "It affects Mamba1.")) == [
+            "says `supports_update_block_table` is set to `True`, but the diff only removes "
+            "the line that set `supports_update_block_table` and sets it nowhere"
+        ]
+    right = "It removes `supports_update_block_table: bool = False` from the builder."
+    assert explanations(UNSET, said(right, "It affects Mamba1.")) == []
