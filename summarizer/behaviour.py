@@ -7,7 +7,8 @@ Twelve changes answer it by themselves, exactly, from the diff:
 - a branch's condition edited (#35354): the cases only the dropped part caught no longer
   take the branch (summarizer/conditions.py);
 - lines that ran every time put under a new `if` (#35125): the cases where it does not hold
-  skip them now (summarizer/guards.py);
+  skip them now (summarizer/guards.py); or kept under the `else:` of a new `if` (#35098),
+  which the cases where it holds skip (summarizer/new_branches.py);
 - a cache added or removed (#35099): a value computed once is not computed again when what
   it reads changes (summarizer/caching.py);
 - a sequence now sorted into itself (#34190): what relied on the order it was given in sees
@@ -76,7 +77,7 @@ def behaviour_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
     function runs."""
     return (
         default_risk(facts) or condition_risk(pr) or constant_return_risk(pr) or guard_risk(pr)
-        or cache_risk(pr) or order_risk(pr) or import_time_risk(pr) or probe_risk(pr)
+        or kept_code_risk(facts, pr) or cache_risk(pr) or order_risk(pr) or import_time_risk(pr) or probe_risk(pr)
         or swallowed_risk(pr) or tolerant_risk(facts) or exit_risk(facts, pr)
         or assignment_risk(facts, pr)
     )  # fmt: skip
@@ -198,6 +199,27 @@ def guard_risk(pr: PullRequest) -> BehaviourRisk | None:
         f"{where}, {guarded_lines(g)} ran every time before and now run only if "
         f"{code(g.condition)}: a case where it does not hold now skips them.",
         tuple(n for n in (g.enclosing, g.condition) if n),
+    )
+
+
+def kept_code_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
+    """Code that ran every time, kept under the `else:` of a new `if`: the cases where the
+    condition holds skip it now, and run the new code in its place."""
+    kept = [b for b in new_branches(pr, facts) if b.otherwise]
+    if not kept:
+        return None
+    b = kept[0]
+    one = len(b.otherwise) == 1
+    lines = (
+        f"{code(b.otherwise[0])} ran every time before and now runs" if one
+        else f"the {len(b.otherwise)} lines starting {code(b.otherwise[0])} ran every time "
+        "before and now run"
+    )  # fmt: skip
+    them = "its place, and skips it" if one else "their place, and skips them"
+    return BehaviourRisk(
+        f"{in_place(b.enclosing, b.file)}, {lines} only where {code(b.condition)} does not "
+        f"hold: a case where it holds {b.action} in {them}.",
+        tuple(n for n in (b.enclosing,) if n),
     )
 
 

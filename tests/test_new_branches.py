@@ -171,6 +171,13 @@ def test_a_new_case_ahead_of_the_old_code_kept_under_else_says_the_old_way_stays
         "`hasattr(huggingface_hub.constants, \"HF_XET_HIGH_PERFORMANCE\")`: it calls "
         "`enable_xet_high_performance`; otherwise `enable_hf_transfer()` runs as before.",
     ]
+    # What the cases where the condition holds no longer run is the risk.
+    assert risk_of(pr_of(module_level)) == (
+        "In `vllm/model_executor/model_loader/weight_utils.py`, `enable_hf_transfer()` ran "
+        "every time before and now runs only where "
+        "`hasattr(huggingface_hub.constants, \"HF_XET_HIGH_PERFORMANCE\")` does not hold: a "
+        "case where it holds calls `enable_xet_high_performance` in its place, and skips it."
+    )
 
 
 def test_tests_and_new_files_are_not_read():
