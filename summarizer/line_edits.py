@@ -284,6 +284,9 @@ def core(edit: LineEdit) -> tuple[str, str]:
     # A value keeps the name it is given to: `X="a"` -> `X="b"`, not `"a"` -> `"b"`.
     if i2 - i1 == 1 and _LITERAL.fullmatch(old[i1].group()) and _at(old, i1 - 1) in ("=", ":"):
         i1, j1 = max(i1 - 2, 0), max(j1 - 2, 0)
+    # A list's or a call's trailing comma separates the value from the next: not part of it.
+    if _at(old, i2 - 1) == _at(new, j2 - 1) == "," and i2 - i1 > 1 and j2 - j1 > 1:
+        i2, j2 = i2 - 1, j2 - 1
     return _span(edit.old, old, i1, i2), _span(edit.new, new, j1, j2)
 
 

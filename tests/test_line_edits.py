@@ -140,6 +140,11 @@ def test_the_core_of_an_edit_is_the_part_that_differs_with_its_brackets_closed()
         "r.h = r.get_hash()",
         "r.update_hash()",
     )
+    # A trailing comma separates the value from the next one (vLLM #32621's `block_n`).
+    assert core(LineEdit("f", '"n": max(64, f(128 // k)),', '"n": 64 if k > 1 else 128,')) == (
+        "max(64, f(128 // k))",
+        "64 if k > 1 else 128",
+    )
 
 
 def test_comments_reflowed_docstrings_and_signatures_are_not_edits():
