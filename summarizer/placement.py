@@ -73,6 +73,10 @@ def misplaced(sentence: str, lines: Sequence[PlacedLine], facts: ChangeFacts | N
         before, start = sentence[start : m.start()], m.end()
         if facts is not None and (why := _misfiled(before, m.group("place"), lines, facts)):
             return why
+        if facts is not None and (added := _ADDED_AFTER.match(sentence, m.end())):
+            # "… in `a.py` by adding a new function `f`": the place before what is added.
+            if why := _misfiled(f"adds `{added['thing']}`", m.group("place"), lines, facts):
+                return why
         place = _parts(m.group("place").strip().rstrip("()"))
         if not place or not _a_definition(place, lines):
             continue  # a file, a folder, or a name the diff does not change
@@ -84,6 +88,11 @@ def misplaced(sentence: str, lines: Sequence[PlacedLine], facts: ChangeFacts | N
     return ""
 
 
+# "… by adding a new function `f`", right after the place a sentence names.
+_ADDED_AFTER = re.compile(
+    r"\s+(?:file\s+|module\s+)?by\s+(?:adding|introducing|defining)\s+(?:an?\s+)?(?:new\s+)?"
+    r"(?:(?:function|method|class|helper)\s+)?`(?P<thing>[^`\n]+)`"
+)
 _ADDS = re.compile(r"\b(?:adds|added|adding|introduces|introduced|introducing|defines)\b", re.I)
 
 

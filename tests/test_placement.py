@@ -181,5 +181,13 @@ def test_a_definition_said_to_be_added_to_a_file_it_is_not_in_is_misplaced():
         "The PR adds `_make_paged_kv_metadata` to `tests/kernels/attention/test_flashinfer.py`.",
         "The addition of `_make_paged_kv_metadata` and the change to `flashinfer.py` help.",
         "The PR moves `_make_paged_kv_metadata` from `flashinfer.py` to the tests.",
+        "It changes the tests in `tests/kernels/attention/test_flashinfer.py` by adding "
+        "`_make_paged_kv_metadata`.",
     ):
         assert misplaced(fine, lines, facts) == "", fine
+    # The place first, then what is added there (judge pass 37, vLLM #34973's test helper).
+    first = (
+        "The PR changes the `fast_plan_decode` function in `vllm/v1/attention/backends/"
+        "flashinfer.py` by adding a new function `_make_paged_kv_metadata`."
+    )
+    assert misplaced(first, lines, facts).startswith("puts `_make_paged_kv_metadata` in")
