@@ -52,6 +52,7 @@ from summarizer.claims import (
 from summarizer.fact_claims import (
     FactEvidence,
     called_effect,
+    called_moved_dir,
     called_new_definition,
     called_new_setting,
     called_reworded,
@@ -678,6 +679,7 @@ def _contradicted(field: str, sentence: str, against: FactEvidence) -> list[Find
         called_new_setting(sentence, against),
         called_strings_code(sentence, against),
         called_set_to(sentence, against),
+        called_moved_dir(sentence, against),
     ]
     return [
         Finding(FindingKind.CONTRADICTS_FACTS, field, sentence, why)

@@ -22,7 +22,7 @@ from pathlib import PurePosixPath
 
 from bot.core.models import PullRequest
 from summarizer.claims import BACKTICKED, lines_with
-from summarizer.facts import ChangeFacts, file_kind, param_name, short_name
+from summarizer.facts import ChangeFacts, common_dir, file_kind, param_name, short_name
 from summarizer.prose import only_prose
 
 # "a new `x`", "the new `x` method", "newly added `x`"
@@ -228,6 +228,28 @@ def called_set_to(sentence: str, ev: FactEvidence) -> str:
                 f"line that set `{name}` and sets it nowhere"
             )
     return ""
+
+
+# "moves the `a/b` directory to `c`"
+_MOVES_DIR = re.compile(
+    r"\bmov(?:e|es|ed|ing)\s+(?:the\s+)?(?:entire\s+|whole\s+)?`(?P<dir>[\w./-]+)`\s*"
+    r"(?:directory|folder|package|tree)?\s+(?:to|into|under)\b"
+)
+
+
+def called_moved_dir(sentence: str, ev: FactEvidence) -> str:
+    """ "moves the `vllm/model_executor/layers` directory" where the PR moves files of only
+    one folder deep inside it (vLLM #34055 moved `layers/quantization/kernels`)."""
+    moved = [f.previous for f in ev.facts.files if f.change in ("moved", "renamed") and f.previous]
+    if not moved or not (m := _MOVES_DIR.search(sentence)):
+        return ""
+    folder, common = m["dir"].strip("/"), common_dir(moved)
+    if "/" not in folder or not common.startswith(f"{folder}/"):
+        return ""
+    return (
+        f"says the `{folder}` directory moves, but the PR moves only files under `{common}/` "
+        f"({len(moved)} of them)"
+    )
 
 
 def called_test_added(sentence: str, ev: FactEvidence) -> str:

@@ -243,6 +243,17 @@ def _kind_counts(files: Iterable[ChangedFile]) -> tuple[KindCount, ...]:
     return tuple(KindCount(k, counts[k]) for k in KIND_ORDER if k in counts)
 
 
+def common_dir(paths: list[str]) -> str:
+    """The deepest folder all of `paths` are in ("" for none)."""
+    parents = [PurePosixPath(p).parent.parts for p in paths]
+    common: list[str] = []
+    for parts in zip(*parents, strict=False):
+        if len(set(parts)) != 1:
+            break
+        common.append(parts[0])
+    return "/".join(common)
+
+
 def _file_changes(files: Iterable[ChangedFile]) -> tuple[FileChange, ...]:
     out: list[FileChange] = []
     for f in files:

@@ -44,6 +44,7 @@ from summarizer.facts import (
     Deletion,
     MovedLines,
     SignatureChange,
+    common_dir,
     param_name,
     short_name,
 )
@@ -703,8 +704,8 @@ def _moved_modules_risk(facts: ChangeFacts) -> FactRisk | None:
     ]  # fmt: skip
     if not moved:
         return None
-    old = _common_dir([f.previous or "" for f in moved])
-    new = _common_dir([f.file for f in moved])
+    old = common_dir([f.previous or "" for f in moved])
+    new = common_dir([f.file for f in moved])
     if len(moved) == 1:
         what = f"`{moved[0].previous}` to `{moved[0].file}`"
     elif old and new and old != new:
@@ -720,14 +721,6 @@ def _moved_modules_risk(facts: ChangeFacts) -> FactRisk | None:
     )  # fmt: skip
 
 
-def _common_dir(paths: list[str]) -> str:
-    parents = [PurePosixPath(p).parent.parts for p in paths]
-    common: list[str] = []
-    for parts in zip(*parents, strict=False):
-        if len(set(parts)) != 1:
-            break
-        common.append(parts[0])
-    return "/".join(common)
 
 
 def _required_param_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:

@@ -389,3 +389,26 @@ def test_a_name_said_set_to_a_value_where_the_diff_only_removes_its_line_is_cont
         ]
     right = "It removes `supports_update_block_table: bool = False` from the builder."
     assert explanations(UNSET, said(right, "It affects Mamba1.")) == []
+
+
+# vLLM #34055: the kernels of one folder deep in `layers` move; `layers` stays.
+REORGANIZED = pr_of("[Refactor] Reorganize kernel abstraction directory", *(
+    ChangedFile(
+        f"vllm/model_executor/kernels/linear/{name}.py", status="renamed",
+        previous_filename=f"vllm/model_executor/layers/quantization/kernels/{name}.py",
+    )
+    for name in ("scaled_mm", "mixed_precision")
+))  # fmt: skip
+
+
+def test_a_folder_said_to_move_above_the_one_whose_files_move_is_contradicted():
+    wide = (
+        "It also moves the `vllm/model_executor/layers` directory to the `vllm/model_executor` "
+        "one."
+    )
+    assert explanations(REORGANIZED, said(wide, "It reorganizes kernels.")) == [
+        "says the `vllm/model_executor/layers` directory moves, but the PR moves only files "
+        "under `vllm/model_executor/layers/quantization/kernels/` (2 of them)"
+    ]
+    exact = "It moves `vllm/model_executor/layers/quantization/kernels` to `kernels/linear`."
+    assert explanations(REORGANIZED, said(exact, "It reorganizes kernels.")) == []
