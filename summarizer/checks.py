@@ -893,9 +893,26 @@ def _without(text: str, found: list[Finding]) -> str:
         # A sentence wrong twice over is dropped, not trimmed.
         same = wrong.get(f.sentence, f.trimmed) == f.trimmed
         wrong[f.sentence] = f.trimmed if same else ""
+    for sentence, trimmed in list(wrong.items()):
+        if not trimmed and (after := _next_sentence(text, sentence)) and _REFERS_BACK.match(after):
+            wrong.setdefault(after, "")  # "The new function checks …": what it names is gone
     for sentence, trimmed in wrong.items():
         text = text.replace(sentence, trimmed, 1)
     return tidy(text)
+
+
+# A sentence that names what the one before it introduced only by pointing back at it.
+_REFERS_BACK = re.compile(
+    r"(?:The|This|That|These|Those)\s+(?:new\s+)?(?:function|method|class|helper|parameter|"
+    r"attribute|functions|methods|classes|helpers|parameters|attributes)\b"
+)
+
+
+def _next_sentence(text: str, sentence: str) -> str:
+    """The sentence right after `sentence` in `text`, or ""."""
+    parts = split_sentences(text)
+    index = next((i for i, p in enumerate(parts) if p.strip() == sentence.strip()), -1)
+    return parts[index + 1] if 0 <= index < len(parts) - 1 else ""
 
 
 def tidy(text: str) -> str:

@@ -673,3 +673,12 @@ def test_a_sentence_cut_inside_a_code_span_is_a_finding_and_goes():
     alone = replace(sections, what_changed=cut)
     findings = check_answer(pr, alone, ChangeType.SUBSTANTIAL)
     assert remove_sentences(alone, findings, frozenset({"what_changed"})).what_changed == ""
+
+
+def test_a_sentence_that_only_points_back_at_a_removed_one_goes_with_it():
+    # Judge pass 37, vLLM #34973: "... by adding a new function `_build_vllm_parsers`" was
+    # misplaced, and "The new function checks ..." told the reader more of it.
+    wrong = "It adds a new function `_build` to `a.py`."
+    said = f"{wrong} The new function checks the first argument. It raises `ValueError`."
+    found = [Finding(FindingKind.CONTRADICTS_FACTS, "what_changed", wrong, "misplaced")]
+    assert remove_sentences(answer(what=said), found).what_changed == "It raises `ValueError`."
