@@ -47,6 +47,17 @@ EARLY = changed("vllm/v1/worker/gpu_model_runner.py", (
 ))  # fmt: skip
 
 
+# vLLM #33197: a small batch pads to fewer tokens.
+SMALL_BATCH = (
+    "@@ -1,4 +1,6 @@ class PunicaWrapperGPU:\n"
+    "     def moe_align(self, topk_ids, num_experts, block_size):\n"
+    "         max_num_tokens_padded = topk_ids.numel() + num_experts * (block_size - 1)\n"
+    "+        if topk_ids.numel() < num_experts:\n"
+    "+            max_num_tokens_padded = topk_ids.numel() * block_size\n"
+    "         return max_num_tokens_padded\n"
+)  # fmt: skip
+
+
 def test_a_new_case_says_its_condition_and_what_it_sets_and_calls():
     [branch] = new_branches(pr_of(BIASES), extract_facts(pr_of(BIASES)))
     assert branch.condition == "self.moe.has_bias"
@@ -66,13 +77,7 @@ def test_a_new_early_exit_says_what_it_returns_and_when():
 
 
 def test_one_assignment_is_said_with_its_value_and_a_raise_with_its_error():
-    one = changed("vllm/a.py", (
-        "@@ -1,4 +1,6 @@ class PunicaWrapperGPU:\n"
-        "     def moe_align(self, topk_ids, num_experts, block_size):\n"
-        "         max_num_tokens_padded = topk_ids.numel() + num_experts * (block_size - 1)\n"
-        "+        if topk_ids.numel() < num_experts:\n"
-        "+            max_num_tokens_padded = topk_ids.numel() * block_size\n"
-        "         return max_num_tokens_padded\n"
+    one = changed("vllm/a.py", SMALL_BATCH + (
         "@@ -20,3 +22,5 @@ class PunicaWrapperGPU:\n"
         "     def pin(self):\n"
         "+        if not hasattr(os, \"sched_setaffinity\"):\n"
@@ -222,14 +227,7 @@ def test_a_new_early_exit_above_old_code_is_the_risk_a_reviewer_raises():
 
 
 def test_a_new_case_that_gives_a_name_another_value_is_read_by_the_code_below():
-    override = changed("vllm/lora/punica_wrapper/punica_gpu.py", (
-        "@@ -1,4 +1,6 @@ class PunicaWrapperGPU:\n"
-        "     def moe_align(self, topk_ids, num_experts, block_size):\n"
-        "         max_num_tokens_padded = topk_ids.numel() + num_experts * (block_size - 1)\n"
-        "+        if topk_ids.numel() < num_experts:\n"
-        "+            max_num_tokens_padded = topk_ids.numel() * block_size\n"
-        "         return max_num_tokens_padded\n"
-    ))  # fmt: skip
+    override = changed("vllm/lora/punica_wrapper/punica_gpu.py", SMALL_BATCH)
     assert risk_of(pr_of(override)) == (
         "In `PunicaWrapperGPU.moe_align`, when `topk_ids.numel() < num_experts`, "
         "`max_num_tokens_padded` is now `topk_ids.numel() * block_size`, not the value "
