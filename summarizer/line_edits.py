@@ -252,8 +252,14 @@ def file_edits(
     """The file's edits; `where(hunk index, row, on the new side)` names the definition a row
     lies in, and `imports(hunk index, new row)` whether it is a line of an import. A line
     that left one definition for another was rewritten, not edited."""
-    for index, (old, new) in enumerate(hunks):
+    sides = list(hunks)
+    # A statement added here and removed in another hunk of the file moved (vLLM #35184 runs
+    # `current_output_index += 1` earlier): it is not added.
+    gone = {o.lines[r].strip() for o, _ in sides for r in o.changed}
+    for index, (old, new) in enumerate(sides):
         for old_row, new_row, old_part, new_part in hunk_edits(old, new, prose):
+            if old_row < 0 and new.lines[new_row].strip() in gone:
+                continue
             enclosing = where(index, new_row, True)
             if old_row < 0 or where(index, old_row, False) == enclosing:
                 imported = imports is not None and imports(index, new_row)

@@ -462,7 +462,7 @@ def test_a_few_statements_added_together_are_said_together():
     )
 
 
-def test_a_line_moved_within_a_hunk_or_a_declaration_wrapped_is_not_added():
+def test_a_line_moved_within_a_file_or_a_declaration_wrapped_is_not_added():
     # vLLM #34142: `yield name, weight` moved up the loop; saying it "is added" alone would
     # read as a second yield, the bug the PR fixes.
     moved = changed("vllm/model_executor/models/whisper.py", (
@@ -483,4 +483,17 @@ def test_a_line_moved_within_a_hunk_or_a_declaration_wrapped_is_not_added():
         "+                      const torch::Tensor& mat_b);\n"
         " #endif\n"
     ))  # fmt: skip
-    assert edits_of(moved, declared) == []
+    # vLLM #35184: two statements run earlier, removed in the next hunk of the file.
+    earlier = changed("vllm/entrypoints/openai/responses/serving.py", (
+        "@@ -1418,4 +1445,6 @@ class OpenAIServingResponses(OpenAIServing):\n"
+        "                 if previous_item.type == \"reasoning\":\n"
+        "+                    current_output_index += 1\n"
+        "+                    current_item_id = str(uuid.uuid4())\n"
+        "                     yield _message_added(current_item_id)\n"
+        "@@ -1432,6 +1461,4 @@ class OpenAIServingResponses(OpenAIServing):\n"
+        "                 first_delta_sent = True\n"
+        "-                    current_output_index += 1\n"
+        "-                    current_item_id = str(uuid.uuid4())\n"
+        "                 yield _delta(current_item_id)\n"
+    ))  # fmt: skip
+    assert edits_of(moved, declared, earlier) == []
