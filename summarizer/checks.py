@@ -191,6 +191,7 @@ def check_answer(
             findings += _no_effect(field, sentence, effect, pr)
             findings += _misplaced(field, sentence, evidence, facts)
             findings += _revert_claimed(field, sentence, evidence)
+            findings += _guard_called_new(field, sentence, evidence)
             if field != "headline":
                 findings += _padded(field, sentence, evidence)
             if small_model:
@@ -204,6 +205,24 @@ def check_answer(
 
 
 _REVERT_WORD = re.compile(r"\brevert(?:s|ed|ing)?\b", re.IGNORECASE)
+# "adding a try-except block", "introduces a new try/except"
+_ADDS_TRY = re.compile(
+    r"\b(?:adds?|added|adding|introduc\w+|new)\b[^.]{0,30}?\btry\b(?:[- /]?(?:except|catch))?",
+    re.IGNORECASE,
+)
+
+
+def _guard_called_new(field: str, sentence: str, evidence: _Evidence) -> list[Finding]:
+    """A `try` block said to be added where the PR only puts one that was there under a new
+    `if` (vLLM #35125: "The changes include adding a try-except block")."""
+    if not _ADDS_TRY.search(BACKTICKED.sub(" ", sentence)):
+        return []
+    from summarizer.guards import new_guards  # it reads code_hunks, which reads this module
+
+    if not any(g.first.startswith("try") for g in new_guards(evidence.pr)):
+        return []
+    why = "says a `try` block is added, but the diff only puts the one that was there under a new `if`"
+    return [Finding(FindingKind.CONTRADICTS_FACTS, field, sentence, why)]
 
 
 def _revert_claimed(field: str, sentence: str, evidence: _Evidence) -> list[Finding]:

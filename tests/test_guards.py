@@ -3,8 +3,9 @@ and the cases where the condition fails are the risk (vLLM #35125)."""
 
 from __future__ import annotations
 
-from bot.core.models import ChangedFile, PullRequest, SummarySections
+from bot.core.models import ChangedFile, ChangeType, PullRequest, SummarySections
 from summarizer.behaviour import behaviour_risk
+from summarizer.checks import FindingKind, check_answer
 from summarizer.facts import extract_facts
 from summarizer.finishing import finish
 from summarizer.guards import NewGuard, new_guards
@@ -62,6 +63,17 @@ def test_what_changed_says_so_and_the_risk_is_the_cases_that_now_skip_them():
         "In `CpuGpuOffloadingHandlers`, the 5 lines starting `try:` ran every time before and "
         "now run only if `has_layers_dim`: a case where it does not hold now skips them."
     )
+
+
+def test_the_try_block_put_under_the_if_is_not_said_to_be_added():
+    # Judge pass 38: "The changes include adding a try-except block" was the mechanism wrong.
+    pr = pr_of(WRAPPED)
+    told = SummarySections("The changes include adding a try-except block.", "", "", "")
+    found = check_answer(pr, told, ChangeType.SUBSTANTIAL, extract_facts(pr))
+    assert [f.explanation for f in found if f.kind == FindingKind.CONTRADICTS_FACTS] == [
+        "says a `try` block is added, but the diff only puts the one that was there under a "
+        "new `if`"
+    ]
 
 
 def test_an_if_with_an_else_still_runs_something_in_every_case():
