@@ -309,7 +309,29 @@ def contradiction(span: Span, side: str, sentence: str, ev: FactEvidence) -> str
         or called_changed(span, ev)
         or called_reworded(span, sentence, ev)
         or called_definition_of_string(span, ev)
+        or called_variable_a_definition(span, ev)
     )
+
+
+_KIND_AFTER = re.compile(r"^\s+(?P<kind>method|function)\b")
+_KIND_BEFORE = re.compile(r"\b(?P<kind>method|function)\s+$")
+
+
+def called_variable_a_definition(span: Span, ev: FactEvidence) -> str:
+    """ "the `get_layer_config` method" where the diff only assigns `get_layer_config` as a
+    variable (vLLM #35396 looks up an optional method of the config into a local) and
+    defines nothing of that name."""
+    m = _KIND_AFTER.match(span.after) or _KIND_BEFORE.search(span.before)
+    name = span.code.strip().removesuffix("()")
+    if not m or not re.fullmatch(r"[A-Za-z_]\w*", name) or _defined(name, ev.facts):
+        return ""
+    assigned = re.compile(rf"^(?:self\.)?{re.escape(name)}\s*(?::[^=]+)?=(?!=)")
+    lines = (*ev.added, *ev.removed, *ev.context)
+    if any(re.search(rf"\bdef\s+{re.escape(name)}\b", x) for x in lines):
+        return ""
+    if not any(assigned.match(x) for x in ev.added):
+        return ""
+    return f"calls `{name}` a {m['kind']}, but the diff only assigns it as a variable"
 
 
 def called_new(span: Span, ev: FactEvidence) -> str:

@@ -412,3 +412,23 @@ def test_a_folder_said_to_move_above_the_one_whose_files_move_is_contradicted():
     ]
     exact = "It moves `vllm/model_executor/layers/quantization/kernels` to `kernels/linear`."
     assert explanations(REORGANIZED, said(exact, "It reorganizes kernels.")) == []
+
+
+# vLLM #35396: an optional method of the config, looked up into a local variable.
+LOOKED_UP = pr_of("Nemotron: use per-layer config", ChangedFile(
+    "vllm/model_executor/models/nemotron_h.py", additions=3, deletions=0, patch=(
+        "@@ -298,4 +298,7 @@ class NemotronHMLPDecoderLayer(nn.Module):\n"
+        "         mlp_index = hybrid_override_pattern[: layer_idx + 1].count(\"-\") - 1\n"
+        "+        get_layer_config = getattr(config, \"get_nemotron_h_config_for_layer\", None)\n"
+        "+        layer_config = get_layer_config(layer_idx) if get_layer_config else config\n"
+        "+        config = layer_config\n"
+        "         if isinstance(config.intermediate_size, list):\n")))  # fmt: skip
+
+
+def test_a_local_variable_called_a_method_is_contradicted():
+    wrong = "The addition of the `get_layer_config` method changes the layer's behaviour."
+    assert explanations(LOOKED_UP, said("It reads a per-layer config.", wrong)) == [
+        "calls `get_layer_config` a method, but the diff only assigns it as a variable"
+    ]
+    right = "`get_layer_config` holds the config's `get_nemotron_h_config_for_layer`, if any."
+    assert explanations(LOOKED_UP, said("It reads a per-layer config.", right)) == []
