@@ -67,6 +67,7 @@ from summarizer.fact_claims import (
 )
 from summarizer.facts import ChangeFacts, Setting
 from summarizer.filler import invented_benefit, invented_expansion, invented_setting, padding
+from summarizer.hunks import parse_hunks
 from summarizer.placement import (
     PlacedLine,
     commented_place,
@@ -213,16 +214,32 @@ _ADDS_TRY = re.compile(
 
 
 def _guard_called_new(field: str, sentence: str, evidence: _Evidence) -> list[Finding]:
-    """A `try` block said to be added where the PR only puts one that was there under a new
-    `if` (vLLM #35125: "The changes include adding a try-except block")."""
-    if not _ADDS_TRY.search(BACKTICKED.sub(" ", sentence)):
-        return []
-    from summarizer.guards import new_guards  # it reads code_hunks, which reads this module
-
-    if not any(g.first.startswith("try") for g in new_guards(evidence.pr)):
+    """A `try` block said to be added where the PR only moves one that was there a level
+    deeper, under a new `if` (vLLM #35125: "The changes include adding a try-except block";
+    summarizer/guards.py says what happened)."""
+    if not _ADDS_TRY.search(BACKTICKED.sub(" ", sentence)) or not _try_moved_deeper(evidence.pr):
         return []
     why = "says a `try` block is added, but the diff only puts the one that was there under a new `if`"
     return [Finding(FindingKind.CONTRADICTS_FACTS, field, sentence, why)]
+
+
+def _try_moved_deeper(pr: PullRequest) -> bool:
+    """A hunk removes a `try:` and adds one back deeper, and adds no other."""
+    for f in pr.files:
+        for hunk in parse_hunks(f.patch or ""):
+            old = [_depth(hunk.old.lines[r]) for r in hunk.old.changed if _is_try(hunk.old.lines[r])]
+            new = [_depth(hunk.new.lines[r]) for r in hunk.new.changed if _is_try(hunk.new.lines[r])]
+            if old and len(new) == len(old) and all(n > o for o, n in zip(old, new, strict=True)):
+                return True
+    return False
+
+
+def _is_try(line: str) -> bool:
+    return line.strip() == "try:"
+
+
+def _depth(line: str) -> int:
+    return len(line) - len(line.lstrip())
 
 
 def _revert_claimed(field: str, sentence: str, evidence: _Evidence) -> list[Finding]:

@@ -30,6 +30,7 @@ from summarizer.call_arguments import (
 from summarizer.checks import (
     boilerplate_sentences,
     is_support_file,
+    is_test_file,
     names_pr_code,
     runs_code,
     shaped_like_code,
@@ -135,8 +136,12 @@ def _insight(pr: PullRequest, facts: ChangeFacts, interface: str, said: str) -> 
     """key_insights written by code, where the model's were all padding: which tests change
     with the PR, or else what callers see, or else how much code changes where: the first
     that the other sections do not say already (a sentence said twice reads as a fault)."""
-    candidates = [tests_sentence(pr, facts), interface, scope_sentence(pr)]
+    tests = "" if _UNTESTED_SAID in said else tests_sentence(pr, facts)
+    candidates = [tests, interface, scope_sentence(pr)]
     return next((c for c in candidates if c and c not in said), candidates[-1])
+
+
+_UNTESTED_SAID = "no test in this PR"  # the risk said so: the insight says something else
 
 
 def fillable(facts: ChangeFacts | None, pr: PullRequest) -> frozenset[str]:
@@ -957,6 +962,14 @@ def _definitions_risk(
         for names, verbs in ((new, ("is new", "are new")), (changed, ("changes", "change")))
         if names
     ]
+    if not any(is_test_file(f.filename) for f in pr.files):
+        # Untested is the concern a reviewer raises of it, said as the fact it is.
+        them = "it" if len(beside) == 1 else "them"
+        return FactRisk(
+            f"In `{path}`, {' and '.join(parts)}, and no test in this PR covers {them}: a "
+            "mistake there shows only when that code runs.",
+            tuple(d.name for d in beside),
+        )  # fmt: skip
     return FactRisk(
         f"In `{path}`, {' and '.join(parts)}. {tests_sentence(pr, facts)}",
         tuple(d.name for d in beside),

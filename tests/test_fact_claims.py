@@ -171,8 +171,8 @@ def test_beside_the_facts_risk_the_models_hedges_go_even_when_they_name_code():
     )
     risks = finish(answer(risks=hedged), SUBCLASS, extract_facts(SUBCLASS)).potential_risks
     assert risks == (
-        "In `vllm/model_executor/models/qwen3_5.py`, `Qwen3_5GatedDeltaNet` changes. "
-        "No test changes with it in this PR."
+        "In `vllm/model_executor/models/qwen3_5.py`, `Qwen3_5GatedDeltaNet` changes, and no test in "
+        "this PR covers it: a mistake there shows only when that code runs."
     )
 
 
@@ -219,8 +219,8 @@ def test_a_hosted_models_contradicted_sentences_never_reach_the_report(env, gith
         "In `Qwen3_5GatedDeltaNet`, `self.chunk_gated_delta_rule = ChunkGatedDeltaRule()` is added."
     )
     assert summary["potential_risks"] == (
-        "In `vllm/model_executor/models/qwen3_5.py`, `Qwen3_5GatedDeltaNet` changes. "
-        "No test changes with it in this PR."
+        "In `vllm/model_executor/models/qwen3_5.py`, `Qwen3_5GatedDeltaNet` changes, and no test in "
+        "this PR covers it: a mistake there shows only when that code runs."
     )
 
 

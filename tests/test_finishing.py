@@ -155,7 +155,8 @@ def test_a_function_nested_in_a_function_has_no_outside_callers_to_warn_about():
     assert [d.name for d in facts.of("removed")] == ["table.sort_key"]
     # The risk names the code that runs, not the developers' tool.
     assert risk_sentence(facts, NESTED) == (
-        "In `vllm/x.py`, `run` changes. No test changes with it in this PR."
+        "In `vllm/x.py`, `run` changes, and no test in this PR covers it: a mistake there "
+        "shows only when that code runs."
     )
 
 
@@ -331,7 +332,8 @@ def test_the_changed_code_risk_names_each_changed_definition_of_its_file_but_no_
         "         return q\n")))  # fmt: skip
     assert risk_sentence(extract_facts(patterns), patterns) == (
         "In `vllm/fusion.py`, `AttentionFp8StaticQuantPattern.pattern` and "
-        "`AttentionNvfp4QuantPattern.pattern` change. No test changes with it in this PR."
+        "`AttentionNvfp4QuantPattern.pattern` change, and no test in this PR covers them: a "
+        "mistake there shows only when that code runs."
     )
 
 

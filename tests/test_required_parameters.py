@@ -155,7 +155,8 @@ def test_an_edit_cut_inside_an_expression_is_not_called_a_value():
         ))  # fmt: skip
         pr = pr_of(cut)
         assert risk_sentence(extract_facts(pr), pr) == (
-            "In `pkg/vl.py`, `Processor.text` changes. No test changes with it in this PR."
+            "In `pkg/vl.py`, `Processor.text` changes, and no test in this PR covers it: a "
+            "mistake there shows only when that code runs."
         )
 
 
