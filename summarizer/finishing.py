@@ -854,6 +854,8 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     ]  # fmt: skip
     if changed:
         return _definitions_risk(changed, pr, facts)
+    if data := _data_files_risk(pr, running):
+        return data
     if pr.files and not running:
         named = listed([code(f.filename) for f in pr.files])
         verb = "changes" if len(pr.files) == 1 else "change"
@@ -863,6 +865,29 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
             (),
         )
     return None
+
+
+_DATA_FILE = re.compile(r"\.(?:json|ya?ml|csv|toml|txt)$", re.IGNORECASE)
+
+
+def _data_files_risk(pr: PullRequest, running: set[str]) -> FactRisk | None:
+    """Data files added alone (vLLM #35457's tuned MoE configs, one JSON per shape and
+    GPU): no code changes with them, so they apply only where existing code looks up a file
+    of that name, and what a reader checks is that the names match what it looks up."""
+    added = [f for f in pr.files if f.filename in running]
+    if not added or any(f.status != "added" or not _DATA_FILE.search(f.filename) for f in added):
+        return None
+    names = listed([code(PurePosixPath(f.filename).name) for f in added])
+    folder = common_dir([f.filename for f in added])
+    where = f" in `{folder}/`" if folder else ""
+    one = len(added) == 1
+    them, they = ("it", "it takes") if one else ("them", "they take")
+    return FactRisk(
+        f"The PR only adds the data file{'' if one else 's'} {names}{where}, and no code "
+        f"changes with {them}: {they} effect only where code that was there looks up a file of "
+        "that name, so a name that does not match is silently never read.",
+        (),
+    )  # fmt: skip
 
 
 def _argument_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:

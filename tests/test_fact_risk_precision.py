@@ -195,3 +195,19 @@ def test_a_raise_that_takes_an_asserts_place_adds_no_stop():
         ),
     )  # fmt: skip
     assert "raises" not in (risk_sentence(extract_facts(pr), pr) or "")
+
+
+def test_data_files_added_alone_take_effect_only_where_code_looks_them_up():
+    # vLLM #35457: tuned MoE configs, one JSON per shape and GPU, and no code.
+    folder = "vllm/model_executor/layers/fused_moe/configs"
+    pr = pr_of(*(
+        ChangedFile(f"{folder}/{name}", "added", 146, 0, '@@ -0,0 +1,2 @@\n+{\n+}\n')
+        for name in ("E=128,N=96,device_name=NVIDIA_H200.json", "E=128,N=96,device_name=NVIDIA_H200,dtype=fp8_w8a8.json")
+    ))  # fmt: skip
+    assert risk_sentence(extract_facts(pr), pr) == (
+        "The PR only adds the data files `E=128,N=96,device_name=NVIDIA_H200.json` and "
+        "`E=128,N=96,device_name=NVIDIA_H200,dtype=fp8_w8a8.json` in "
+        f"`{folder}/`, and no code changes with them: they take effect only where code that "
+        "was there looks up a file of that name, so a name that does not match is silently "
+        "never read."
+    )
