@@ -682,3 +682,24 @@ def test_a_sentence_that_only_points_back_at_a_removed_one_goes_with_it():
     said = f"{wrong} The new function checks the first argument. It raises `ValueError`."
     found = [Finding(FindingKind.CONTRADICTS_FACTS, "what_changed", wrong, "misplaced")]
     assert remove_sentences(answer(what=said), found).what_changed == "It raises `ValueError`."
+
+
+def test_a_name_the_diff_adds_only_inside_a_string_is_not_added_code():
+    # vLLM #34739 guards a call that was there, and names it in the error it raises.
+    guarded = PullRequest("o/r", 1, "Fix local mypy issues", "u", "a", "merged", files=(
+        ChangedFile("vllm/kv_connector/nixl.py", "modified", 4, 0, (
+            "@@ -10,3 +10,7 @@ class NixlConnectorWorker:\n"
+            "     def pin(self, cores):\n"
+            "+        if not hasattr(os, \"sched_setaffinity\"):\n"
+            "+            raise NotImplementedError(\n"
+            "+                \"os.sched_setaffinity is not available on this platform\"\n"
+            "+            )\n"
+            "         os.sched_setaffinity(0, cores)\n"
+        )),
+    ))  # fmt: skip
+    said = "It changes `NixlConnectorWorker` by adding `os.sched_setaffinity` to pin cores."
+    found = check_answer(guarded, answer(what=said), ChangeType.SUBSTANTIAL)
+    assert [f.explanation for f in found if f.kind == FindingKind.UNCHANGED] == [
+        "says `os.sched_setaffinity` is added, but the diff adds it only inside a string; the "
+        "code that uses it is unchanged (in 1 place)"
+    ]
