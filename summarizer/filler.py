@@ -151,7 +151,7 @@ def invented_setting(sentence: str, corpus: str) -> str:
 
 # "DCP (Deep Compression)" and "Deep Compression (DCP)": an acronym and what it stands for.
 _EXPANSION = re.compile(
-    r"\b(?P<acr>[A-Z][A-Z0-9]{1,7})\s*\((?P<words>[A-Z][\w-]*(?:\s+[A-Za-z][\w-]*){1,5})\)"
+    r"\b(?P<acr>[A-Z][A-Z0-9]{1,7})\s*\((?P<words>`?[A-Z][\w-]*`?(?:\s+`?[A-Za-z][\w-]*`?){1,5})\)"
     r"|(?P<words2>\b[A-Z][\w-]*(?:\s+[A-Za-z][\w-]*){1,5})\s*\((?P<acr2>[A-Z][A-Z0-9]{1,7})\)"
 )
 
@@ -162,7 +162,7 @@ def invented_expansion(sentence: str, corpus: str) -> tuple[str, str]:
     lowered = re.sub(r"\s+", " ", corpus.lower())
     for m in _EXPANSION.finditer(sentence):
         acronym = m.group("acr") or m.group("acr2")
-        words = m.group("words") or m.group("words2")
+        words = (m.group("words") or m.group("words2")).replace("`", "")
         words = _initial_words(words, acronym)
         if not words or words.lower() in lowered:
             continue
@@ -181,4 +181,12 @@ def _initial_words(words: str, acronym: str) -> str:
         initials = "".join(p[0] for p in tail).upper()
         if initials == acronym.upper() or (len(tail) >= 2 and initials == acronym[: len(tail)]):
             return " ".join(tail)
+        if len(tail) >= 3 and initials[0] == acronym[0] and _in_order(initials, acronym.upper()):
+            return " ".join(tail)  # "TRTLLM (TensorRT Lite Lite Model)": letters skipped
     return ""
+
+
+def _in_order(letters: str, word: str) -> bool:
+    """Each of `letters` is in `word`, in this order."""
+    rest = iter(word)
+    return all(letter in rest for letter in letters)

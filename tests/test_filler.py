@@ -112,6 +112,11 @@ def test_an_acronym_spelled_out_where_the_pr_never_does_is_cut_to_the_acronym():
     assert invented_expansion(right, corpus) == ("", "")
     # Parentheses that are no expansion of the acronym before them are left alone.
     assert invented_expansion("It loads FP8 (block scales) weights.", corpus) == ("", "")
+    # Judge pass 40, vLLM #34302: letters of the acronym skipped, a word quoted as code.
+    assert invented_expansion("It uses TRTLLM (`TensorRT` Lite Lite Model) kernels.", corpus) == (
+        'spells out TRTLLM as "TensorRT Lite Lite Model", which the PR never does',
+        "It uses TRTLLM kernels.",
+    )
 
 
 def test_a_training_loop_or_chatbots_are_invented_where_the_pr_never_speaks_of_them():
