@@ -1027,7 +1027,11 @@ def _same_result_risk(edit: LineEdit, facts: ChangeFacts, pr: PullRequest) -> Fa
         return None
     old, new = core(edit)
     added = {short_name(d.name) for d in facts.of("added")}
-    called = [n for n in added if re.search(rf"\b{re.escape(n)}\s*\(", new) and n not in old]
+    # Called there, or passed as the function to call (`run(compute_maxsim_scores, …)`).
+    called = [
+        n for n in added
+        if (re.search(rf"\b{re.escape(n)}\s*\(", new) or new.strip() == n) and n not in old
+    ]  # fmt: skip
     if not called:
         return None
     kind = "refactor" if _REFACTOR.match(meant.group(0)) else "speed-up"
@@ -1058,6 +1062,23 @@ def _retyped_risk(edit: LineEdit, old: str, new: str) -> FactRisk | None:
     return FactRisk(
         f"{where} now declares `{new}` where it declared `{old}`: what it holds there now has "
         f"the range and size of `{new}`.",
+        (new,), exact=True,
+    )  # fmt: skip
+
+
+def _renamed_target_risk(edit: LineEdit, old: str, new: str, where: str) -> FactRisk | None:
+    """The name an assignment sets, renamed (vLLM #30357's `self._emulate = (` becoming
+    `self.emulate = (`): what changes is which name holds the value, not the value."""
+    target = r"^\s*{}\s*(?::[^=]+)?=(?!=)"
+    if not (re.fullmatch(r"[\w.]+", old) and re.fullmatch(r"[\w.]+", new)):
+        return None
+    if not (re.match(target.format(re.escape(old)), edit.old) and re.match(
+        target.format(re.escape(new)), edit.new
+    )):
+        return None
+    return FactRisk(
+        f"{where} now sets `{new}` where it set `{old}`: code outside this diff that reads "
+        f"`{old}` no longer finds it set here.",
         (new,), exact=True,
     )  # fmt: skip
 
@@ -1101,6 +1122,8 @@ def _edit_risk(edit: LineEdit, pr: PullRequest, facts: ChangeFacts) -> FactRisk:
             (b.group(2),), exact=True,
         )  # fmt: skip
     where = _edit_place(edit)
+    if renamed := _renamed_target_risk(edit, old, new, where):
+        return renamed
     if argument := _argument_edited(edit, old, new, pr):  # the call it goes to, said
         return FactRisk(argument_sentence(argument, where), (new,), exact=True)
     return FactRisk(

@@ -211,3 +211,44 @@ def test_data_files_added_alone_take_effect_only_where_code_looks_them_up():
         "was there looks up a file of that name, so a name that does not match is silently "
         "never read."
     )
+
+
+def test_the_name_an_assignment_sets_renamed_is_said_as_a_rename_not_a_value():
+    # vLLM #30357: `self._emulate = (` becomes `self.emulate = (`; the value is the same.
+    pr = pr_of(ChangedFile("vllm/quark_moe.py", additions=1, deletions=1, patch=(
+        "@@ -727,6 +727,6 @@ class QuarkOCP_MX_MoEMethod(QuarkMoEMethod):\n"
+        "     def __init__(self, weight_config, input_config, moe):\n"
+        "-        self._emulate = (\n"
+        "+        self.emulate = (\n"
+        "             not current_platform.supports_mx()\n"
+        "         )\n"
+    )))  # fmt: skip
+    assert risk_sentence(extract_facts(pr), pr) == (
+        "`QuarkOCP_MX_MoEMethod.__init__` now sets `self.emulate` where it set "
+        "`self._emulate`: code outside this diff that reads `self._emulate` no longer finds "
+        "it set here."
+    )
+
+
+def test_a_new_function_passed_in_place_of_another_in_a_speed_up_must_give_the_same():
+    # vLLM #35330: the scorer handed to the executor is a new, batched one.
+    pr = pr_of(
+        ChangedFile("vllm/score/serving.py", additions=1, deletions=1, patch=(
+            "@@ -80,4 +80,4 @@ async def score(self, pairs):\n"
+            "         scores = await loop.run_in_executor(\n"
+            "             None,\n"
+            "-            compute_maxsim_score,\n"
+            "+            compute_maxsim_scores,\n"
+            "             pairs,\n"
+        )),
+        ChangedFile("vllm/score/utils.py", additions=2, deletions=0, patch=(
+            "@@ -1,2 +1,4 @@\n import torch\n+def compute_maxsim_scores(pairs):\n"
+            "+    return [p.max() for p in pairs]\n"
+        )),
+        title="[Perf] Optimize maxsim scores computation",
+    )  # fmt: skip
+    assert risk_sentence(extract_facts(pr), pr).startswith(
+        "`compute_maxsim_scores` replaces `compute_maxsim_score` in `score`, and "
+        "`compute_maxsim_scores` is new in this PR: as a speed-up, it must return what "
+        "`compute_maxsim_score` did in each place"
+    )
