@@ -1013,7 +1013,7 @@ _SCALAR_TYPE = re.compile(
 # same result wherever it stood.
 _SAME_RESULT = re.compile(
     r"\b(?:perf|performance|optimi[sz]\w*|speed\w*|faster|refactor\w*|clean ?up|"
-    r"simplif\w*|consolidat\w*|dedup\w*)\b",
+    r"simplif\w*|consolidat\w*|dedup\w*|lazy|lazily)\b",
     re.IGNORECASE,
 )
 _REFACTOR = re.compile(r"refactor|clean|simplif|consolidat|dedup", re.IGNORECASE)

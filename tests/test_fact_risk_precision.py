@@ -252,3 +252,24 @@ def test_a_new_function_passed_in_place_of_another_in_a_speed_up_must_give_the_s
         "`compute_maxsim_scores` is new in this PR: as a speed-up, it must return what "
         "`compute_maxsim_score` did in each place"
     )
+
+
+def test_a_lazy_import_pr_means_to_change_no_result_either():
+    # vLLM #34651: "[Feature] Lazy import for the mistral tokenizer module".
+    pr = pr_of(
+        ChangedFile("vllm/serving_chat.py", additions=1, deletions=1, patch=(
+            "@@ -10,3 +10,3 @@ class OpenAIServingChat:\n"
+            "     def render(self, tokenizer):\n"
+            "-        if isinstance(tokenizer, MistralTokenizer):\n"
+            "+        if is_mistral_tokenizer(tokenizer):\n"
+            "             return self.mistral(tokenizer)\n"
+        )),
+        ChangedFile("vllm/tokenizers/__init__.py", additions=2, deletions=0, patch=(
+            "@@ -1,2 +1,4 @@\n import x\n+def is_mistral_tokenizer(tokenizer):\n"
+            "+    return getattr(tokenizer, \"IS_MISTRAL_TOKENIZER\", False)\n"
+        )),
+        title="[Feature] Lazy import for the mistral tokenizer module",
+    )  # fmt: skip
+    assert "must return what `isinstance(tokenizer, MistralTokenizer)` did" in risk_sentence(
+        extract_facts(pr), pr
+    )
