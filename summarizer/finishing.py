@@ -1066,6 +1066,31 @@ def _retyped_risk(edit: LineEdit, old: str, new: str) -> FactRisk | None:
     )  # fmt: skip
 
 
+# Files a build or an install is made from: what their lines set, every build gets.
+_BUILD_FILE = re.compile(
+    r"(?:^|/)(?:Dockerfile[\w.-]*|[\w.-]*requirements[\w.-]*\.(?:txt|in)|pyproject\.toml|"
+    r"requirements/[\w.-]+\.(?:txt|in)|"
+    r"setup\.cfg|CMakeLists\.txt|[\w.-]+\.cmake)$"
+)
+_BUILT_LINE_CHARS = 80
+
+
+def _build_file_risk(edit: LineEdit) -> FactRisk | None:
+    """A line of a Dockerfile or a requirements file edited: every image built (or install
+    made) from that file gets the new line (vLLM #34032's `TRITON_BRANCH` for every ROCm base
+    image; #34387's `amdsmi==7.0.2`)."""
+    if not _BUILD_FILE.search(edit.file):
+        return None
+    old, new = (re.sub(r"^(?:ARG|ENV)\s+", "", x.strip()) for x in (edit.old, edit.new))
+    if max(len(old), len(new)) > _BUILT_LINE_CHARS:
+        return None
+    made = "image built" if "Dockerfile" in edit.file else "build or install made"
+    return FactRisk(
+        f"Every {made} from `{edit.file}` now gets `{new}`, where it got `{old}`.",
+        (new,), exact=True,
+    )  # fmt: skip
+
+
 def _renamed_target_risk(edit: LineEdit, old: str, new: str, where: str) -> FactRisk | None:
     """The name an assignment sets, renamed (vLLM #30357's `self._emulate = (` becoming
     `self.emulate = (`): what changes is which name holds the value, not the value."""
@@ -1088,7 +1113,8 @@ def _argument_edited(edit: LineEdit, old: str, new: str, pr: PullRequest) -> Cha
     return next(
         (
             a for a in changed_arguments(pr)
-            if a.owner == edit.enclosing and old in a.old and new in a.new
+            if a.owner == edit.enclosing and old in f"{a.name}={a.old}"
+            and new in f"{a.name}={a.new}"
         ),
         None,
     )  # fmt: skip
@@ -1114,6 +1140,11 @@ def _edit_risk(edit: LineEdit, pr: PullRequest, facts: ChangeFacts) -> FactRisk:
     old, new = core(edit)
     if retyped := _retyped_risk(edit, old, new):
         return retyped
+    where = _edit_place(edit)
+    if argument := _argument_edited(edit, old, new, pr):  # the call it goes to, said
+        return FactRisk(argument_sentence(argument, where), (new,), exact=True)
+    if built := _build_file_risk(edit):
+        return built
     a, b = _ASSIGNED.fullmatch(old), _ASSIGNED.fullmatch(new)
     if a and b and a.group(1) == b.group(1):  # a value given a new value
         return FactRisk(
@@ -1121,11 +1152,8 @@ def _edit_risk(edit: LineEdit, pr: PullRequest, facts: ChangeFacts) -> FactRisk:
             f"`{b.group(2)}`.",
             (b.group(2),), exact=True,
         )  # fmt: skip
-    where = _edit_place(edit)
     if renamed := _renamed_target_risk(edit, old, new, where):
         return renamed
-    if argument := _argument_edited(edit, old, new, pr):  # the call it goes to, said
-        return FactRisk(argument_sentence(argument, where), (new,), exact=True)
     return FactRisk(
         f"{where} now uses `{new}` where it used `{old}`: whatever depended on the value "
         f"of `{old}` there now gets the value of `{new}`. {tests_sentence(pr, facts)}",

@@ -273,3 +273,44 @@ def test_a_lazy_import_pr_means_to_change_no_result_either():
     assert "must return what `isinstance(tokenizer, MistralTokenizer)` did" in risk_sentence(
         extract_facts(pr), pr
     )
+
+
+def test_a_line_of_a_dockerfile_or_requirements_file_reaches_every_build_from_it():
+    # vLLM #34032: every ROCm base image now builds another Triton.
+    docker = pr_of(ChangedFile("docker/Dockerfile.rocm_base", additions=1, deletions=1, patch=(
+        "@@ -8,3 +8,3 @@ ARG PYTORCH_BRANCH=\"1c57644d\"\n"
+        "-ARG TRITON_BRANCH=\"57c693b6\"\n"
+        "+ARG TRITON_BRANCH=\"f332c492\"\n"
+        " ARG TRITON_REPO=\"https://github.com/ROCm/triton.git\"\n"
+    )))  # fmt: skip
+    assert risk_sentence(extract_facts(docker), docker) == (
+        "Every image built from `docker/Dockerfile.rocm_base` now gets "
+        "`TRITON_BRANCH=\"f332c492\"`, where it got `TRITON_BRANCH=\"57c693b6\"`."
+    )
+    pins = pr_of(ChangedFile("requirements/rocm-build.txt", additions=1, deletions=1, patch=(
+        "@@ -5,3 +5,3 @@ torch==2.9.1\n"
+        "-amdsmi==6.4.3\n"
+        "+amdsmi==7.0.2\n"
+        " timm>=1.0.17\n"
+    )))  # fmt: skip
+    assert risk_sentence(extract_facts(pins), pins) == (
+        "Every build or install made from `requirements/rocm-build.txt` now gets "
+        "`amdsmi==7.0.2`, where it got `amdsmi==6.4.3`."
+    )
+
+
+def test_a_keyword_argument_that_was_a_constant_is_said_as_what_the_call_now_gets():
+    # vLLM #34336: the buffer follows the platform's device where it was always CUDA.
+    pr = pr_of(ChangedFile("vllm/capturer.py", additions=1, deletions=1, patch=(
+        "@@ -60,5 +60,5 @@ class RoutedExpertsCapturer:\n"
+        "         self._device_buffer = torch.zeros(\n"
+        "             (max_num_batched_tokens, num_layers),\n"
+        "-            device=\"cuda\",\n"
+        "+            device=current_platform.device_type,\n"
+        "         )\n"
+    )))  # fmt: skip
+    assert risk_sentence(extract_facts(pr), pr) == (
+        "`RoutedExpertsCapturer` now passes `device=current_platform.device_type` to "
+        "`torch.zeros` where it passed `device=\"cuda\"`: that call now gets whatever "
+        "`current_platform.device_type` is, where it always got `\"cuda\"`."
+    )
