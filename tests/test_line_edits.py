@@ -336,7 +336,8 @@ def test_the_edits_of_a_large_change_are_left_to_its_definitions():
 def test_a_value_edited_in_place_is_the_risk_named():
     dockerfile = pr_of(DOCKERFILE)
     assert risk_sentence(extract_facts(dockerfile), dockerfile) == (
-        'Anything that relied on `TRITON_BRANCH` being `"57c693b6"` now gets `"f332c492"`.'
+        "Every image built from `docker/Dockerfile.rocm_base` now gets "
+        '`TRITON_BRANCH="f332c492"`, where it got `TRITON_BRANCH="57c693b6"`.'
     )
     detok = pr_of(DETOKENIZER)
     assert risk_sentence(extract_facts(detok), detok) == (
