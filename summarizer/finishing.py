@@ -1035,10 +1035,12 @@ def _same_result_risk(edit: LineEdit, facts: ChangeFacts, pr: PullRequest) -> Fa
     if not called:
         return None
     kind = "refactor" if _REFACTOR.match(meant.group(0)) else "speed-up"
+    kind = "lazy import" if meant.group(0).lower().startswith("lazy") else kind
     where = f" in {code(edit.enclosing)}" if edit.enclosing else ""
     places = f" ({edit.places} places)" if edit.places > 1 else ""
+    # The `;` ends what "replaces" applies to: the new name is no name replaced.
     return FactRisk(
-        f"`{new}` replaces `{old}`{where}{places}, and `{called[0]}` is new in this PR: as a "
+        f"`{new}` replaces `{old}`{where}{places}; `{called[0]}` is new in this PR: as a "
         f"{kind}, it must return what `{old}` did in each place; where it does not, the code "
         "there now gets another value.",
         (called[0],), exact=True,

@@ -335,7 +335,7 @@ def test_a_speed_up_that_swaps_in_a_new_call_must_return_the_same_value():
     pr = pr_of(FASTER_COUNT, title="[Perf] Optimize detokenizer python logic")
     assert risk_of(pr) == (
         "`self.num_output_tokens()` replaces `len(self.output_token_ids)` in "
-        "`BaseIncrementalDetokenizer.update`, and `num_output_tokens` is new in this PR: as a "
+        "`BaseIncrementalDetokenizer.update`; `num_output_tokens` is new in this PR: as a "
         "speed-up, it must return what `len(self.output_token_ids)` did in each place; where "
         "it does not, the code there now gets another value."
     )
