@@ -936,11 +936,23 @@ def remove_sentences(
                 if all(g.kind == FindingKind.UNGROUNDED_CODE for g in found if g.sentence == f.sentence)
             }  # fmt: skip
             kept = _without(text, [f for f in found if f.sentence not in unknown_only])
+        if not re.search(r"\w", kept) and field not in may_empty:
+            kept = _trimmed_only(text, found)  # kept whole, but not with a clause known wrong
         if re.search(r"\w", kept):
             changes[field] = kept
         elif field in may_empty:
             changes[field] = ""
     return replace(sections, **changes) if changes else sections
+
+
+def _trimmed_only(text: str, found: list[Finding]) -> str:
+    """The text with only the wrong clauses cut (an acronym's invented expansion, a claimed
+    gain), each sentence kept: a section that cannot go keeps no clause known to be wrong
+    (vLLM #35392's "UMD (Universal Module Definition)")."""
+    for f in found:
+        if f.trimmed and f.sentence in text:
+            text = text.replace(f.sentence, f.trimmed, 1)
+    return tidy(text)
 
 
 def _without(text: str, found: list[Finding]) -> str:

@@ -703,3 +703,18 @@ def test_a_name_the_diff_adds_only_inside_a_string_is_not_added_code():
         "says `os.sched_setaffinity` is added, but the diff adds it only inside a string; the "
         "code that uses it is unchanged (in 1 place)"
     ]
+
+
+def test_a_section_that_must_stay_still_loses_the_clauses_known_wrong():
+    # vLLM #35392: every sentence of a Dockerfile PR's "what changed" was found wanting, and
+    # the section stayed whole with "UMD (Universal Module Definition)" in it.
+    invented = "It pins the UMD (Universal Module Definition) for the XPU image."
+    found = [
+        Finding(FindingKind.INVENTED, "what_changed", invented, "spells out UMD",
+                trimmed="It pins the UMD for the XPU image."),
+        Finding(FindingKind.UNANCHORED, "what_changed", "It helps stability.", "names nothing"),
+    ]  # fmt: skip
+    said = f"{invented} It helps stability."
+    assert remove_sentences(answer(what=said), found).what_changed == (
+        "It pins the UMD for the XPU image. It helps stability."
+    )
