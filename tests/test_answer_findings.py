@@ -712,6 +712,7 @@ def test_a_section_that_must_stay_still_loses_the_clauses_known_wrong():
     found = [
         Finding(FindingKind.INVENTED, "what_changed", invented, "spells out UMD",
                 trimmed="It pins the UMD for the XPU image."),
+        Finding(FindingKind.UNANCHORED, "what_changed", invented, "names nothing"),
         Finding(FindingKind.UNANCHORED, "what_changed", "It helps stability.", "names nothing"),
     ]  # fmt: skip
     said = f"{invented} It helps stability."
