@@ -417,6 +417,8 @@ def edit_sentence(edits: list[LineEdit]) -> str:
         added = listed([f"`{a.new}`" for a in clause])
         verb = "is added" if len(clause) == 1 else "are added"
         was = f"`{e.old}` becomes `{e.new}`" if e.old else f"{added} {verb}"
+        if e.old and e.imported:  # a name imported in place of another is no rename (#34687)
+            was = f"`{e.new}` is imported in place of `{e.old}`"
         # The place said once for the clauses that follow in it: "in `f`, a becomes b; c is added"
         parts.append(was if where == last and not places else f"in {where}{places}, {was}")
         last = where

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from bot.app.cli import cli
 from bot.core.models import ChangedFile, ChangeType, PullRequest, SummarySections
 from summarizer.facts import extract_facts, facts_from_json, facts_to_json, render_facts
-from summarizer.finishing import edits_to_say, finish, risk_sentence
+from summarizer.finishing import edit_sentence, edits_to_say, finish, risk_sentence
 from summarizer.line_edits import LineEdit, core
 from tests.conftest import REPO, make_pr
 from tests.fakes.github import FakeFile
@@ -498,3 +498,16 @@ def test_a_line_moved_within_a_file_or_a_declaration_wrapped_is_not_added():
         "                 yield _delta(current_item_id)\n"
     ))  # fmt: skip
     assert edits_of(moved, declared, earlier) == []
+
+
+def test_a_name_imported_in_place_of_another_is_said_as_an_import_not_a_rename():
+    # Judge pass 43: vLLM #34687's "`_get_range_buf` becomes `fast_decode_plan`" read as a
+    # rename, where the PR imports FlashInfer's function in place of a helper it copied.
+    edit = LineEdit(
+        "vllm/v1/attention/backends/flashinfer.py", "_get_range_buf", "fast_decode_plan",
+        imported=True,
+    )
+    assert edit_sentence([edit]) == (
+        "In `vllm/v1/attention/backends/flashinfer.py`, `fast_decode_plan` is imported in "
+        "place of `_get_range_buf`."
+    )
