@@ -73,13 +73,16 @@ def behaviour_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
     """The first of: a default flipped, a condition edited, a returned value made constant,
     lines put under a new `if`, a cache added or removed, a sequence now sorted, a call
     moved to import time, a feature check asking for other names, an error swallowed, a read
-    that falls back to a default, a new early exit, a new case that gives a name another value, a package imported when a
-    function runs."""
+    that falls back to a default, a new early exit, a new case that gives a name another
+    value. The PR's new `if` blocks are read once, for the three risks that draw on them."""
+    first = default_risk(facts) or condition_risk(pr) or constant_return_risk(pr) or guard_risk(pr)
+    if first:
+        return first
+    branches = new_branches(pr, facts)
     return (
-        default_risk(facts) or condition_risk(pr) or constant_return_risk(pr) or guard_risk(pr)
-        or kept_code_risk(facts, pr) or cache_risk(pr) or order_risk(pr) or import_time_risk(pr) or probe_risk(pr)
-        or swallowed_risk(pr) or tolerant_risk(facts) or exit_risk(facts, pr)
-        or assignment_risk(facts, pr)
+        _kept_code_risk(branches) or cache_risk(pr) or order_risk(pr) or import_time_risk(pr)
+        or probe_risk(pr) or swallowed_risk(pr) or tolerant_risk(facts) or _exit_risk(branches)
+        or _assignment_risk(branches)
     )  # fmt: skip
 
 
@@ -202,10 +205,10 @@ def guard_risk(pr: PullRequest) -> BehaviourRisk | None:
     )
 
 
-def kept_code_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
+def _kept_code_risk(branches: list[NewBranch]) -> BehaviourRisk | None:
     """Code that ran every time, kept under the `else:` of a new `if`: the cases where the
     condition holds skip it now, and run the new code in its place."""
-    kept = [b for b in new_branches(pr, facts) if b.otherwise]
+    kept = [b for b in branches if b.otherwise]
     if not kept:
         return None
     b = kept[0]
@@ -358,7 +361,11 @@ def tolerant_risk(facts: ChangeFacts) -> BehaviourRisk | None:
 
 def exit_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
     """A new `if` that returns, skips or stops, above code that was there before."""
-    exits = [b for b in new_branches(pr, facts) if b.exits and b.skips_old]
+    return _exit_risk(new_branches(pr, facts))
+
+
+def _exit_risk(branches: list[NewBranch]) -> BehaviourRisk | None:
+    exits = [b for b in branches if b.exits and b.skips_old]
     # In place of other code than an `assert`, what that case did before is not known.
     exits = [b for b in exits if b.action.split()[0] in _SKIPPED and _replaced_known(b)]
     if not exits:
@@ -378,10 +385,10 @@ def exit_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
     )
 
 
-def assignment_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
+def _assignment_risk(branches: list[NewBranch]) -> BehaviourRisk | None:
     """A new `if` whose one statement gives a name that was there another value, above old
     code that reads it: in that case the code below works on the new value."""
-    for b in new_branches(pr, facts):
+    for b in branches:
         if b.exits or not b.target or not b.skips_old or not _quotable(b.value):
             continue
         where, when = in_place(b.enclosing, b.file), f"when {code(b.condition)}"

@@ -67,7 +67,7 @@ from summarizer.fact_claims import (
 )
 from summarizer.facts import ChangeFacts, Setting
 from summarizer.filler import invented_benefit, invented_expansion, invented_setting, padding
-from summarizer.hunks import parse_hunks
+from summarizer.hunks import indent_of, parse_hunks
 from summarizer.placement import (
     PlacedLine,
     commented_place,
@@ -227,8 +227,8 @@ def _try_moved_deeper(pr: PullRequest) -> bool:
     """A hunk removes a `try:` and adds one back deeper, and adds no other."""
     for f in pr.files:
         for hunk in parse_hunks(f.patch or ""):
-            old = [_depth(hunk.old.lines[r]) for r in hunk.old.changed if _is_try(hunk.old.lines[r])]
-            new = [_depth(hunk.new.lines[r]) for r in hunk.new.changed if _is_try(hunk.new.lines[r])]
+            old = [indent_of(hunk.old.lines[r]) for r in hunk.old.changed if _is_try(hunk.old.lines[r])]
+            new = [indent_of(hunk.new.lines[r]) for r in hunk.new.changed if _is_try(hunk.new.lines[r])]
             if old and len(new) == len(old) and all(n > o for o, n in zip(old, new, strict=True)):
                 return True
     return False
@@ -236,10 +236,6 @@ def _try_moved_deeper(pr: PullRequest) -> bool:
 
 def _is_try(line: str) -> bool:
     return line.strip() == "try:"
-
-
-def _depth(line: str) -> int:
-    return len(line) - len(line.lstrip())
 
 
 def _revert_claimed(field: str, sentence: str, evidence: _Evidence) -> list[Finding]:

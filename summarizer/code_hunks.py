@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 
 from bot.core.models import PullRequest
 from summarizer.checks import is_support_file
-from summarizer.hunks import Hunk, Side, parse_hunks
+from summarizer.hunks import Hunk, Side, indent_of, parse_hunks
 
 PYTHON = frozenset({".py"})
 PYTHON_AND_STUBS = frozenset({".py", ".pyi"})
@@ -34,10 +34,6 @@ def code_hunks(pr: PullRequest, suffixes: frozenset[str] = PYTHON) -> Iterator[t
             continue
         for hunk in parse_hunks(f.patch or ""):
             yield f.filename, hunk
-
-
-def indent_of(line: str) -> int:
-    return len(line) - len(line.lstrip())
 
 
 def block_rows(side: Side, row: int) -> list[int]:

@@ -21,7 +21,7 @@ from summarizer.checks import is_test_file, is_tooling_file
 from summarizer.code_hunks import IF_LINE, code_hunks, indent_of
 from summarizer.facts import line_owner, short_name
 from summarizer.hunks import Hunk
-from summarizer.wording import code
+from summarizer.wording import UNTESTED, code
 
 _IMPORT = re.compile(r"^(?P<indent>\s+)(?:from\s+(?P<from>[\w.]+)\s+import\s+(?P<names>.*)|import\s+(?P<module>[\w.]+))")
 _TOP_IMPORT = re.compile(r"^(?:from|import)\s+(?P<top>\w+)")
@@ -109,7 +109,7 @@ def deferred_import_sentence(d: DeferredImport, pr: PullRequest, more: int = 0) 
     when = f" (when {code(d.condition)})" if d.condition else ""
     package = d.module.split(".")[0]
     others = f" (and {more} more such import{'s' if more > 1 else ''})" if more else ""
-    tested = "" if _tested(d, pr) else ", and no test in this PR calls it"
+    tested = "" if _tested(d, pr) else f", and {UNTESTED} calls it"
     return (
         f"{code(d.enclosing)} imports {what} when it runs{when}, not when its module loads"
         f"{others}: an install without `{package}`, or with a version that lacks it, gets an "

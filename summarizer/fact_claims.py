@@ -23,6 +23,7 @@ from pathlib import PurePosixPath
 from bot.core.models import PullRequest
 from summarizer.claims import BACKTICKED, lines_with
 from summarizer.facts import ChangeFacts, common_dir, file_kind, param_name, short_name
+from summarizer.hunks import assigns
 from summarizer.prose import only_prose
 
 # "a new `x`", "the new `x` method", "newly added `x`"
@@ -325,11 +326,11 @@ def called_variable_a_definition(span: Span, ev: FactEvidence) -> str:
     name = span.code.strip().removesuffix("()")
     if not m or not re.fullmatch(r"[A-Za-z_]\w*", name) or _defined(name, ev.facts):
         return ""
-    assigned = re.compile(rf"^(?:self\.)?{re.escape(name)}\s*(?::[^=]+)?=(?!=)")
     lines = (*ev.added, *ev.removed, *ev.context)
     if any(re.search(rf"\bdef\s+{re.escape(name)}\b", x) for x in lines):
         return ""
-    if not any(assigned.match(x) for x in ev.added):
+    local, attribute = assigns(name), assigns(f"self.{name}")
+    if not any(local.match(x) or attribute.match(x) for x in ev.added):
         return ""
     return f"calls `{name}` a {m['kind']}, but the diff only assigns it as a variable"
 

@@ -50,12 +50,14 @@ from summarizer.facts import (
     short_name,
 )
 from summarizer.guards import guard_sentence, new_guards
+from summarizer.hunks import assigns
 from summarizer.insight import interface_sentence
 from summarizer.line_edits import LineEdit, core
 from summarizer.new_branches import NewBranch, branch_sentence, new_branches
 from summarizer.raises import raises_added
 from summarizer.rationale import reason_sentence
 from summarizer.wording import (
+    UNTESTED,
     code,
     listed,
     moved_names,
@@ -136,12 +138,10 @@ def _insight(pr: PullRequest, facts: ChangeFacts, interface: str, said: str) -> 
     """key_insights written by code, where the model's were all padding: which tests change
     with the PR, or else what callers see, or else how much code changes where: the first
     that the other sections do not say already (a sentence said twice reads as a fault)."""
-    tests = "" if _UNTESTED_SAID in said else tests_sentence(pr, facts)
+    tests = "" if UNTESTED in said else tests_sentence(pr, facts)
     candidates = [tests, interface, scope_sentence(pr)]
     return next((c for c in candidates if c and c not in said), candidates[-1])
 
-
-_UNTESTED_SAID = "no test in this PR"  # the risk said so: the insight says something else
 
 
 def fillable(facts: ChangeFacts | None, pr: PullRequest) -> frozenset[str]:
@@ -993,7 +993,7 @@ def _definitions_risk(
         # Untested is the concern a reviewer raises of it, said as the fact it is.
         them = "it" if len(beside) == 1 else "them"
         return FactRisk(
-            f"In `{path}`, {' and '.join(parts)}, and no test in this PR covers {them}: a "
+            f"In `{path}`, {' and '.join(parts)}, and {UNTESTED} covers {them}: a "
             "mistake there shows only when that code runs.",
             tuple(d.name for d in beside),
         )  # fmt: skip
@@ -1098,12 +1098,9 @@ def _build_file_risk(edit: LineEdit) -> FactRisk | None:
 def _renamed_target_risk(edit: LineEdit, old: str, new: str, where: str) -> FactRisk | None:
     """The name an assignment sets, renamed (vLLM #30357's `self._emulate = (` becoming
     `self.emulate = (`): what changes is which name holds the value, not the value."""
-    target = r"^\s*{}\s*(?::[^=]+)?=(?!=)"
     if not (re.fullmatch(r"[\w.]+", old) and re.fullmatch(r"[\w.]+", new)):
         return None
-    if not (re.match(target.format(re.escape(old)), edit.old) and re.match(
-        target.format(re.escape(new)), edit.new
-    )):
+    if not (assigns(old).match(edit.old) and assigns(new).match(edit.new)):
         return None
     return FactRisk(
         f"{where} now sets `{new}` where it set `{old}`: code outside this diff that reads "

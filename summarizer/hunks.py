@@ -63,3 +63,13 @@ def parse_hunks(patch: str) -> list[Hunk]:
             hunks[-1].old.add(line[1:], False)
             hunks[-1].new.add(line[1:], False)
     return hunks
+
+
+def indent_of(line: str) -> int:
+    """How deep a line is indented: its leading white space."""
+    return len(line) - len(line.lstrip())
+
+
+def assigns(name: str) -> re.Pattern[str]:
+    """A line that gives `name` a value: `name = …`, `name: T = …` (not `name == …`)."""
+    return re.compile(rf"^\s*{re.escape(name)}\s*(?::[^=]+)?=(?!=)")

@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+from summarizer.hunks import indent_of
+
 
 @dataclass(frozen=True)
 class LineEdit:
@@ -156,8 +158,7 @@ def _moved_a_level(line: str, candidate: str) -> bool:
     """A statement now at another depth: it left its block, or went into one (vLLM #34813
     takes `hidden_states *= ...` out of an `else:`, so it runs in both cases), which is the
     change, not the edit of its text. A wrapped call's argument re-indented is neither."""
-    depth = [len(x) - len(x.lstrip()) for x in (line, candidate)]
-    return depth[0] != depth[1] and not any(x.rstrip().endswith(",") for x in (line, candidate))
+    return indent_of(line) != indent_of(candidate) and not any(x.rstrip().endswith(",") for x in (line, candidate))
 
 
 _Opcode = tuple[str, int, int, int, int]

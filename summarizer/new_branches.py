@@ -36,7 +36,7 @@ from summarizer.code_hunks import (
 )
 from summarizer.conditions import exit_action
 from summarizer.facts import ChangeFacts, is_code_line, line_owner
-from summarizer.hunks import Hunk, Side
+from summarizer.hunks import Hunk, Side, assigns
 from summarizer.line_edits import change_blocks, rows_by_block
 from summarizer.wording import code, in_place, listed
 
@@ -175,11 +175,11 @@ def _assignment(body: list[str]) -> tuple[str, str]:
 
 def _set_above(side: Side, row: int, name: str) -> str:
     """The nearest line above `row`, within its definition, that assigns `name`."""
-    assigns = re.compile(rf"^\s*{re.escape(name)}\s*(?::[^=]+)?=(?!=)")
+    sets_name = assigns(name)
     for line in reversed(side.lines[:row]):
         if DEF_LINE.match(line):
             return ""
-        if assigns.match(line):
+        if sets_name.match(line):
             return line.strip()
     return ""
 

@@ -21,6 +21,10 @@ def code(name: str) -> str:
     return f"`{name}`"
 
 
+# How a risk says the PR tests none of a change: the insight then says something else.
+UNTESTED = "no test in this PR"
+
+
 def in_place(enclosing: str | None, file: str) -> str:
     """Where a change is, to open its sentence: "In `f`", the definition, or else the file."""
     return f"In {code(enclosing)}" if enclosing else f"In {code(file)}"
