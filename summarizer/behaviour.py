@@ -53,6 +53,7 @@ from summarizer.facts import ChangeFacts
 from summarizer.feature_probes import probes_changed
 from summarizer.guards import guarded_lines, new_guards
 from summarizer.import_time import import_time_calls
+from summarizer.listed_items import listed_items, listed_sentence
 from summarizer.new_branches import NewBranch, new_branches
 from summarizer.ordering import now_sorted
 from summarizer.swallowed_errors import swallowed_errors
@@ -75,7 +76,10 @@ def behaviour_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
     moved to import time, a feature check asking for other names, an error swallowed, a read
     that falls back to a default, a new early exit, a new case that gives a name another
     value. The PR's new `if` blocks are read once, for the three risks that draw on them."""
-    first = default_risk(facts) or condition_risk(pr) or constant_return_risk(pr) or guard_risk(pr)
+    first = (
+        default_risk(facts) or condition_risk(pr) or listed_risk(pr, matched=True)
+        or constant_return_risk(pr) or guard_risk(pr)
+    )  # fmt: skip
     if first:
         return first
     branches = new_branches(pr, facts)
@@ -190,6 +194,17 @@ def _chain_sentence(c: ConditionChange, where: str) -> str:
             else "a case where only it held made the chain true before, and now makes it false"
         )  # fmt: skip
     return f"{where}, the PR {did} an `{c.operator}` chain: {then}."
+
+
+def listed_risk(pr: PullRequest, *, matched: bool) -> BehaviourRisk | None:
+    """Items added to or dropped from a literal: of the values a condition matches
+    (`matched`: a case that now takes the branch, or no longer does), or of a list, set or
+    mapping that code looks values up in."""
+    if not (found := [x for x in listed_items(pr) if bool(x.subject) == matched]):
+        return None
+    x = found[0]
+    names = tuple(n for n in (x.subject or x.holder, x.enclosing) if n)
+    return BehaviourRisk(listed_sentence(found), names)
 
 
 def guard_risk(pr: PullRequest) -> BehaviourRisk | None:

@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 
 from bot.core.models import ChangeType, PullRequest, SummarySections
 from summarizer.attributes import attributes_dropped
-from summarizer.behaviour import behaviour_risk, deferred_import_risk
+from summarizer.behaviour import behaviour_risk, deferred_import_risk, listed_risk
 from summarizer.call_arguments import (
     ChangedArgument,
     PassedValue,
@@ -49,6 +49,7 @@ from summarizer.facts import (
     param_name,
     short_name,
 )
+from summarizer.glued_strings import glued_sentence, glued_strings
 from summarizer.guards import guard_sentence, new_guards
 from summarizer.hunks import assigns
 from summarizer.insight import interface_sentence
@@ -592,6 +593,10 @@ def fact_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
         or _attribute_risk(pr)
         or _raise_risk(facts, pr)
     )
+    # A defect in the PR's own new text is what a reviewer would flag before anything else.
+    if glued := glued_strings(pr):
+        defect = FactRisk(glued_sentence(glued[0]), (), exact=True)
+        first = _joined(defect, first) if first else defect
     # Who now gets something different (summarizer/behaviour.py) is worth a second sentence
     # beside what breaks, and says more than the changed code's plain name or value.
     if found := behaviour_risk(facts, pr):
@@ -854,6 +859,10 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     changed = [
         d for d in facts.definitions if d.change in ("changed", "added") and d.file in running
     ]  # fmt: skip
+    # An item added to a registry is how new code is reached: the new code is the concern.
+    # In code that was there, what a lookup of the item now finds is exact.
+    if not any(d.change == "added" for d in changed) and (items := listed_risk(pr, matched=False)):
+        return FactRisk(items.sentence, items.names, exact=True)
     if changed:
         return _definitions_risk(changed, pr, facts)
     if data := _data_files_risk(pr, running):
