@@ -1,4 +1,5 @@
-"""Attributes a class no longer sets: what code outside the diff reads, and the diff hides.
+"""Attributes a class no longer sets, or now sets: what code outside the diff reads, and the
+diff hides.
 
 A public attribute declared in `__init__` (`self.output_messages: list[...] = []`) is part of
 a class's interface as much as a method is, and the facts' definitions do not see it go. On
@@ -7,6 +8,16 @@ the dev days a reader named it the risk the summary missed: vLLM #34183 drops
 turns `SimpleContext.output_messages` into a property, so code that assigned or appended to it
 breaks. Only a declaration the diff removes counts, and only when nothing the diff shows sets
 the attribute again or still reads it.
+
+An attribute a method of code that was there now sets is the other way round, and as often
+the whole fix: #35080 sets `self.truncate` in `MRotaryEmbedding.__init__`, which code outside
+the diff read and failed on; #34198 sets the `chunk_gated_delta_rule` that
+`Qwen3_5GatedDeltaNet`'s inherited forward uses. Code that reads it now gets the value where
+it raised `AttributeError`, unless a base class set it: that is what a reviewer checks.
+
+A class attribute a subclass no longer sets is inherited instead: #35054 drops
+`supports_update_block_table: bool = False` from `Mamba1AttentionMetadataBuilder`, which now
+gets its base class's value. Who reads it now sees that value, not the one the PR removes.
 """
 
 from __future__ import annotations
@@ -15,9 +26,11 @@ import re
 from dataclasses import dataclass
 
 from bot.core.models import ChangedFile, PullRequest
+from summarizer.brackets import unclosed
 from summarizer.checks import runs_code
 from summarizer.facts import line_owner
 from summarizer.hunks import Hunk, parse_hunks
+from summarizer.wording import code
 
 # `self.name: Type = value`: a declaration, not a reassignment somewhere in a method.
 _DECLARED = re.compile(r"^\s*self\.([A-Za-z]\w*)\s*:\s*[^=]+=(?!=)")
@@ -81,3 +94,149 @@ def _still_there(hunks: list[Hunk]) -> tuple[set[str], set[str]]:
             if m and row in hunk.new.changed and row and lines[row - 1].strip() == "@property":
                 properties.add(m.group(1))
     return kept, properties
+
+
+_SETS = re.compile(
+    r"^(?P<indent>\s*)self\.(?P<name>[A-Za-z]\w*)\s*(?::[^=]+)?=(?!=)\s*(?P<value>.+?)\s*$"
+)
+_VALUE_CHARS = 60  # a longer value is not quoted: the attribute's name says which
+_LINE_CHARS = 80  # nor a longer declaration
+_BLOCK = re.compile(r"^\s*(?:if|elif|else|for|while|with|try|except|finally)\b")
+
+
+@dataclass(frozen=True)
+class SetAttribute:
+    file: str
+    owner: str  # the class
+    name: str
+    value: str  # as assigned, "" when too long to quote
+    default: str  # the default of the new parameter the value is, or ""
+
+
+def attributes_set(pr: PullRequest) -> list[SetAttribute]:
+    """Each attribute a method of code that was there now sets at its top level, which no
+    line the PR removes set: in diff order."""
+    out: list[SetAttribute] = []
+    for f in pr.files:
+        if f.filename.endswith(".py") and f.patch and runs_code(f):
+            hunks = parse_hunks(f.patch)
+            was_set = {
+                m["name"]
+                for h in hunks
+                for r in h.old.changed
+                if (m := _SETS.match(h.old.lines[r]))
+            }
+            out += [a for h in hunks for a in _set_in(f.filename, h) if a.name not in was_set]
+    return out
+
+
+def _set_in(path: str, hunk: Hunk) -> list[SetAttribute]:
+    if not (set(range(len(hunk.new.lines))) - hunk.new.changed):
+        return []  # all new: a new definition, which its own risk says
+    found = []
+    for row in sorted(hunk.new.changed):
+        m = _SETS.match(hunk.new.lines[row])
+        if not m or _under_block(hunk.new.lines, row):
+            continue
+        owner = next(
+            (p for p in (line_owner(path, hunk, True, row) or "").split(".") if p[:1].isupper()), ""
+        )
+        if owner:
+            value = (
+                m["value"] if len(m["value"]) <= _VALUE_CHARS and not unclosed(m["value"]) else ""
+            )
+            found.append(SetAttribute(path, owner, m["name"], value, _default(hunk, m["value"])))
+    return found
+
+
+def _under_block(lines: list[str], row: int) -> bool:
+    """Whether the line is in the body of an `if`, a loop, a `with` or a `try`: set in some
+    cases only, which summarizer/new_branches.py says."""
+    depth = len(lines[row]) - len(lines[row].lstrip())
+    for text in reversed(lines[:row]):
+        if text.strip() and len(text) - len(text.lstrip()) < depth:
+            return bool(_BLOCK.match(text))
+    return False
+
+
+def _default(hunk: Hunk, value: str) -> str:
+    """The default of the parameter named `value` that the hunk adds: `truncate: bool = True`."""
+    if not value.isidentifier():
+        return ""
+    # Annotated, as a signature's parameter is: `name=value,` would be a call's argument.
+    param = re.compile(rf"^\s*{value}\s*:[^=]+=\s*(?P<default>[^,]+?),?\s*$")
+    for row in hunk.new.changed:
+        if (m := param.match(hunk.new.lines[row])) and not unclosed(m["default"]):
+            return m["default"]
+    return ""
+
+
+def set_sentence(a: SetAttribute) -> str:
+    """ "`C` now sets `self.x = v`: code that reads `x` on it gets that value, where …" """
+    said = code(f"self.{a.name} = {a.value}" if a.value else f"self.{a.name}")
+    default = f", `{a.default}` unless a caller passes `{a.value}`" if a.default else ""
+    return (
+        f"{code(a.owner)} now sets {said}{default}: code that reads `{a.name}` on it gets "
+        "that value, where before it raised `AttributeError` unless a base class set it."
+    )
+
+
+_CLASS_BODY = re.compile(r"^ {4}(?P<name>[A-Za-z]\w*)\s*(?::[^=]+)?=(?!=)\s*(?P<value>.+?)\s*$")
+_HEADER = re.compile(r"^class\s+(?P<name>\w+)\s*(?P<bases>\(.*)?:?\s*$")
+
+
+@dataclass(frozen=True)
+class DroppedOverride:
+    file: str
+    owner: str  # the class
+    line: str  # the removed line, stripped
+    value: str
+    based: bool  # the class names a base (its header opens a bracket)
+
+
+def overrides_dropped(pr: PullRequest) -> list[DroppedOverride]:
+    """Each attribute a top-level class of code that was there no longer sets in its body,
+    which nothing the diff adds sets again: in diff order."""
+    out: list[DroppedOverride] = []
+    for f in pr.files:
+        if f.filename.endswith(".py") and f.patch and runs_code(f):
+            hunks = parse_hunks(f.patch)
+            still = {
+                m["name"] for h in hunks for line in h.new.lines if (m := _CLASS_BODY.match(line))
+            }
+            out += [o for h in hunks for o in _overrides_in(f.filename, h, still)]
+    return out
+
+
+def _overrides_in(path: str, hunk: Hunk, still: set[str]) -> list[DroppedOverride]:
+    header = _HEADER.match(hunk.header)
+    if header is None or len(hunk.old.changed) == len(hunk.old.lines):
+        return []  # not in a class's body, or the whole class goes: its own risk says it
+    found = []
+    for row in sorted(hunk.old.changed):
+        m = _CLASS_BODY.match(hunk.old.lines[row])
+        if m and m["name"] not in still and not m["name"].startswith("__"):
+            line = hunk.old.lines[row].strip()
+            based = _based(header["bases"])
+            found.append(DroppedOverride(path, header["name"], line, m["value"], based))
+    return found
+
+
+def _based(bases: str | None) -> bool:
+    """Whether a class header names a base: `class A(B):`, or `class A(` wrapped."""
+    return bases is not None and bases.replace(" ", "") not in ("", "()", "():")
+
+
+def inherited_sentence(o: DroppedOverride) -> str:
+    name = o.line.split("=")[0].split(":")[0].strip()
+    said = code(name) if unclosed(o.line) or len(o.line) > _LINE_CHARS else code(o.line)
+    if not o.based:
+        return (
+            f"{code(o.owner)} no longer sets {said}: code that reads `{name}` on it now raises "
+            "`AttributeError`."
+        )
+    was = "" if unclosed(o.value) or len(o.value) > _VALUE_CHARS else f", where it got `{o.value}`"
+    return (
+        f"{code(o.owner)} no longer sets {said} itself: code that reads `{name}` on it now gets "
+        f"what its base class sets, or `AttributeError` if none does{was}."
+    )

@@ -58,6 +58,7 @@ from summarizer.new_branches import NewBranch, new_branches
 from summarizer.ordering import now_sorted
 from summarizer.swallowed_errors import swallowed_errors
 from summarizer.tolerant_reads import tolerant_reads, tolerant_sentence
+from summarizer.unguarded import unguarded, unguarded_sentence
 from summarizer.wording import code, in_place, listed
 
 _VALUE_CHARS = 60  # a value longer than this is not quoted: it would be the sentence
@@ -78,7 +79,7 @@ def behaviour_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
     value. The PR's new `if` blocks are read once, for the three risks that draw on them."""
     first = (
         default_risk(facts) or condition_risk(pr) or listed_risk(pr, matched=True)
-        or constant_return_risk(pr) or guard_risk(pr)
+        or constant_return_risk(pr) or guard_risk(pr) or unguarded_risk(pr)
     )  # fmt: skip
     if first:
         return first
@@ -239,6 +240,13 @@ def _kept_code_risk(branches: list[NewBranch]) -> BehaviourRisk | None:
         f"hold: a case where it holds {b.action} in {them}.",
         tuple(n for n in (b.enclosing,) if n),
     )
+
+
+def unguarded_risk(pr: PullRequest) -> BehaviourRisk | None:
+    """A statement taken out of its branch, to run in every case."""
+    if not (found := unguarded(pr)):
+        return None
+    return BehaviourRisk(unguarded_sentence(found[0]), tuple(n for n in (found[0].enclosing,) if n))
 
 
 def cache_risk(pr: PullRequest) -> BehaviourRisk | None:

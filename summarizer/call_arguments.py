@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from keyword import iskeyword
 
 from bot.core.models import PullRequest
+from summarizer.brackets import split_top_level
 from summarizer.code_hunks import DEF_LINE, code_hunks
 from summarizer.facts import line_owner, param_name
 from summarizer.hunks import Side
-from summarizer.line_edits import change_blocks
+from summarizer.line_edits import change_blocks, rows_by_block
 
 _QUOTED = re.compile(r"[rbf]?(['\"]).*\1")
 # A number, a quoted string, or one of Python's constants: a value no call computes.
@@ -105,6 +107,7 @@ class ChangedArgument:
     new: str
     owner: str | None
     callee: str | None  # what the call calls, when its opening line is shown
+    position: int = 0  # of a positional argument, counted from 1 (0: by keyword)
 
 
 def changed_arguments(pr: PullRequest) -> list[ChangedArgument]:
@@ -132,6 +135,69 @@ def changed_arguments(pr: PullRequest) -> list[ChangedArgument]:
     return found
 
 
+def changed_positionals(pr: PullRequest) -> list[ChangedArgument]:
+    """Each positional argument on a line of its own of a call the hunk opens that the PR
+    rewrites in place, one line for one, as another value (vLLM #33088's `"avg",` becoming
+    `"sum",` in `fused_matmul_reduce_scatter`), in diff order."""
+    found = []
+    for path, hunk in code_hunks(pr):
+        removed, added = rows_by_block(hunk.old), rows_by_block(hunk.new)
+        for block, olds in removed.items():
+            news = added.get(block, [])
+            if len(olds) != 1 or len(news) != 1:
+                continue
+            before, after = hunk.old.lines[olds[0]], hunk.new.lines[news[0]]
+            a, b = _POSITIONAL.fullmatch(before), _POSITIONAL.fullmatch(after)
+            opened = _call_line(hunk.new, news[0])
+            if not (a and b and opened is not None) or not _one_argument(before, after):
+                continue
+            callee = _callee(hunk.new.lines[opened])
+            if callee is None or iskeyword(callee) or DEF_LINE.match(hunk.new.lines[opened]):
+                continue
+            owner = line_owner(path, hunk, True, news[0])
+            position = _position(hunk.new, opened, news[0])
+            found.append(ChangedArgument("", a[1].strip(), b[1].strip(), owner, callee, position))
+    return found
+
+
+_OPERATOR_FIRST = re.compile(r"^(?:or|and|not|in|is|if|else|for|lambda)\b|^[-+*/%&|^<>=!@.]")
+
+
+def places_rewritten(pr: PullRequest, old: str, new: str) -> int:
+    """How many change blocks of the code that runs replace a line `old,` with `new,`, one
+    for one: the calls one rewrite of an argument reaches, their openers shown or not."""
+    count = 0
+    for _, hunk in code_hunks(pr):
+        removed, added = rows_by_block(hunk.old), rows_by_block(hunk.new)
+        for block, olds in removed.items():
+            news = added.get(block, [])
+            if len(olds) == len(news) == 1:
+                pair = (hunk.old.lines[olds[0]].strip(), hunk.new.lines[news[0]].strip())
+                count += pair == (f"{old},", f"{new},")
+    return count
+
+
+def _one_argument(*lines: str) -> bool:
+    """Lines that each hold one whole argument and its comma: not a continued expression
+    (`or x`), not several arguments, not a piece of a string wrapped over lines."""
+    for line in lines:
+        value = line.split("#")[0].strip()
+        if not value.endswith(",") or _OPERATOR_FIRST.match(value) or _goes_on(value[:-1]):
+            return False
+        if len(split_top_level(value[:-1], re.compile(","))) > 1:
+            return False
+    return True
+
+
+def _position(side: Side, opened: int, row: int) -> int:
+    """Which argument of the call opened at `opened` the line at `row` is: one a line."""
+    depth = len(side.lines[row]) - len(side.lines[row].lstrip())
+    return 1 + sum(
+        1 for r in range(opened + 1, row)
+        if side.lines[r].strip() and len(side.lines[r]) - len(side.lines[r].lstrip()) == depth
+    )  # fmt: skip
+
+
 def _goes_on(*values: str) -> bool:
     """A value that goes on past its line: what it is, the line does not say."""
     return any(v.rstrip()[-1:] in "([{" for v in values)
@@ -141,6 +207,12 @@ def argument_sentence(a: ChangedArgument, where: str) -> str:
     """ "`f` now passes `quant_config=None` where it passed `quant_config=quant_config`: that
     call gets `None` for `quant_config` whatever `quant_config` is." """
     to = f" to `{a.callee}`" if a.callee else ""
+    if a.position:
+        return (
+            f"{where} now passes `{a.new}` where it passed `{a.old}`{to}, as its "
+            f"{_ordinal(a.position)} argument: that call gets `{a.new}` there, where it got "
+            f"`{a.old}`."
+        )
     said = f"{where} now passes `{a.name}={a.new}`{to} where it passed `{a.name}={a.old}`"
     new_fixed, old_fixed = bool(_LITERAL.fullmatch(a.new)), bool(_LITERAL.fullmatch(a.old))
     if new_fixed and not old_fixed:
@@ -148,6 +220,10 @@ def argument_sentence(a: ChangedArgument, where: str) -> str:
     if old_fixed and not new_fixed:
         return f"{said}: that call now gets whatever `{a.new}` is, where it always got `{a.old}`."
     return f"{said}: that call gets `{a.new}` for `{a.name}`, where it got `{a.old}`."
+
+
+def _ordinal(n: int) -> str:
+    return {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth"}.get(n, f"{n}th")
 
 
 # The name before the bracket a call's opening line leaves open: `x = self._build(`.

@@ -16,7 +16,13 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 from bot.core.models import ChangeType, PullRequest, SummarySections
-from summarizer.attributes import attributes_dropped
+from summarizer.attributes import (
+    attributes_dropped,
+    attributes_set,
+    inherited_sentence,
+    overrides_dropped,
+    set_sentence,
+)
 from summarizer.behaviour import behaviour_risk, deferred_import_risk, listed_risk
 from summarizer.call_arguments import (
     ChangedArgument,
@@ -24,7 +30,9 @@ from summarizer.call_arguments import (
     added_arguments,
     argument_sentence,
     changed_arguments,
+    changed_positionals,
     passed_values,
+    places_rewritten,
     required_params,
 )
 from summarizer.checks import (
@@ -57,6 +65,7 @@ from summarizer.line_edits import LineEdit, core
 from summarizer.new_branches import NewBranch, branch_sentence, new_branches
 from summarizer.raises import raises_added
 from summarizer.rationale import reason_sentence
+from summarizer.reach import reach, reach_clause
 from summarizer.wording import (
     UNTESTED,
     code,
@@ -142,7 +151,6 @@ def _insight(pr: PullRequest, facts: ChangeFacts, interface: str, said: str) -> 
     tests = "" if UNTESTED in said else tests_sentence(pr, facts)
     candidates = [tests, interface, scope_sentence(pr)]
     return next((c for c in candidates if c and c not in said), candidates[-1])
-
 
 
 def fillable(facts: ChangeFacts | None, pr: PullRequest) -> frozenset[str]:
@@ -733,8 +741,6 @@ def _moved_modules_risk(facts: ChangeFacts) -> FactRisk | None:
     )  # fmt: skip
 
 
-
-
 def _required_param_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     """A module-level Python function that gains a parameter with no default: a call the
     diff does not show fails, and the calls it shows say what each passes."""
@@ -851,18 +857,33 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
         valued = [e for e in valued if core(e) not in named]
     if edits := valued[:1]:
         return _same_result_risk(edits[0], facts, pr) or _edit_risk(edits[0], pr, facts)
+    if applied := _applied_risk(facts):
+        return applied
     if argument := _argument_risk(facts, pr):
         return argument
+    if positional := changed_positionals(pr):
+        a = positional[0]
+        more = places_rewritten(pr, a.old, a.new) - 1
+        calls = f"{more} more call{'s' * (more > 1)}"
+        also = f" The PR makes the same change in {calls}." if more else ""
+        where = code(a.owner) if a.owner else "A call"
+        return FactRisk(argument_sentence(a, where) + also, (a.new,), exact=True)
     if deferred := deferred_import_risk(pr):  # new code's dependency, said before its names
         return FactRisk(deferred.sentence, deferred.names, exact=True)
     running = {f.filename for f in pr.files if runs_code(f)}
     changed = [
         d for d in facts.definitions if d.change in ("changed", "added") and d.file in running
     ]  # fmt: skip
-    # An item added to a registry is how new code is reached: the new code is the concern.
-    # In code that was there, what a lookup of the item now finds is exact.
-    if not any(d.change == "added" for d in changed) and (items := listed_risk(pr, matched=False)):
-        return FactRisk(items.sentence, items.names, exact=True)
+    # An item added to a registry, or an attribute a new object is set to, is how new code is
+    # reached: the new code is the concern. In code that was there, what a lookup of the item
+    # or a read of the attribute now finds is exact.
+    if not any(d.change == "added" for d in changed):
+        if items := listed_risk(pr, matched=False):
+            return FactRisk(items.sentence, items.names, exact=True)
+        if now_set := attributes_set(pr):
+            return FactRisk(set_sentence(now_set[0]), (now_set[0].owner,), exact=True)
+        if inherited := overrides_dropped(pr):
+            return FactRisk(inherited_sentence(inherited[0]), (inherited[0].owner,), exact=True)
     if changed:
         return _definitions_risk(changed, pr, facts)
     if data := _data_files_risk(pr, running):
@@ -879,6 +900,32 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
 
 
 _DATA_FILE = re.compile(r"\.(?:json|ya?ml|csv|toml|txt)$", re.IGNORECASE)
+
+
+_APPLIED = re.compile(r"\.\w+(?:\(.*\))?")
+_GIVES = re.compile(r"^(?:return\s+(?P<returned>.+)|(?P<target>[\w.]+)\s*=\s*(?P<value>.+))$")
+
+
+def _applied_risk(facts: ChangeFacts) -> FactRisk | None:
+    """A value returned or assigned that now goes through a call first: `return out` becoming
+    `return out.to(x.dtype)` (vLLM #35369) gives callers what the call makes of it."""
+    for e in facts.edits:
+        old, new = core(e)
+        m = _GIVES.match(e.new)
+        if old or not _APPLIED.fullmatch(new) or not m or is_support_file(e.file):
+            continue
+        given = m["returned"] or m["value"]
+        before = given.removesuffix(new)
+        if not before or f"{before}{new}" != given or len(given) > 80:
+            continue
+        what = "the value returned" if m["returned"] else code(m["target"])
+        reader = "a caller" if m["returned"] else "code below that reads it"
+        return FactRisk(
+            f"In {_edit_place(e)}, {what} now goes through {code(new)}: {reader} gets "
+            f"{code(given)}, where it got {code(before)} as computed.",
+            (given,), exact=True,
+        )  # fmt: skip
+    return None
 
 
 def _data_files_risk(pr: PullRequest, running: set[str]) -> FactRisk | None:
@@ -992,18 +1039,23 @@ def _definitions_risk(
               and not any(o.startswith(f"{d.name}.") for o in names)][:3]  # fmt: skip
     # A definition the PR adds is new, not changed: callers before it had none.
     new = [code(d.name) for d in beside if d.change == "added"]
-    changed = [code(d.name) for d in beside if d.change != "added"]
+    edited = [code(d.name) for d in beside if d.change != "added"]
     parts = [
         f"{listed(names)} {verbs[len(names) > 1]}"
-        for names, verbs in ((new, ("is new", "are new")), (changed, ("changes", "change")))
+        for names, verbs in ((new, ("is new", "are new")), (edited, ("changes", "change")))
         if names
     ]
     if not any(is_test_file(f.filename) for f in pr.files):
-        # Untested is the concern a reviewer raises of it, said as the fact it is.
+        # Untested is the concern a reviewer raises of it, said as the fact it is; where the
+        # new code is called from, under which `if`, says who would meet a mistake in it.
         them = "it" if len(beside) == 1 else "them"
+        found = reach(pr, [d for d in changed if d.change == "added"])
+        shows = (
+            f"{reach_clause(found)}, so a mistake there shows only in such a run" if found
+            else "a mistake there shows only when that code runs"
+        )  # fmt: skip
         return FactRisk(
-            f"In `{path}`, {' and '.join(parts)}, and {UNTESTED} covers {them}: a "
-            "mistake there shows only when that code runs.",
+            f"In `{path}`, {' and '.join(parts)}, and {UNTESTED} covers {them}: {shows}.",
             tuple(d.name for d in beside),
         )  # fmt: skip
     return FactRisk(
@@ -1056,7 +1108,6 @@ def _same_result_risk(edit: LineEdit, facts: ChangeFacts, pr: PullRequest) -> Fa
         "there now gets another value.",
         (called[0],), exact=True,
     )  # fmt: skip
-
 
 
 def _retyped_risk(edit: LineEdit, old: str, new: str) -> FactRisk | None:
@@ -1118,6 +1169,25 @@ def _renamed_target_risk(edit: LineEdit, old: str, new: str, where: str) -> Fact
     )  # fmt: skip
 
 
+_EQUALITY = re.compile(r"^(?P<op>==|!=)\s*(?P<value>.+)$")
+
+
+def _compared_risk(
+    old: str, new: str, where: str, pr: PullRequest, facts: ChangeFacts
+) -> FactRisk | None:
+    """`== "attn_head"` becoming `== QuantizationStrategy.ATTN_HEAD` (vLLM #34254): what is
+    compared with, said as such. Whether the two are equal (a `str` enum's member equals its
+    string) is not in the diff, so no more is said."""
+    a, b = _EQUALITY.match(old), _EQUALITY.match(new)
+    if not (a and b and a["op"] == b["op"]):
+        return None
+    return FactRisk(
+        f"{where} now compares with `{b['value']}` where it compared with `{a['value']}`. "
+        f"{tests_sentence(pr, facts)}",
+        (b["value"],), exact=True,
+    )  # fmt: skip
+
+
 def _argument_edited(edit: LineEdit, old: str, new: str, pr: PullRequest) -> ChangedArgument | None:
     """The keyword argument the edit changes the value of, where it is one."""
     return next(
@@ -1164,6 +1234,8 @@ def _edit_risk(edit: LineEdit, pr: PullRequest, facts: ChangeFacts) -> FactRisk:
         )  # fmt: skip
     if renamed := _renamed_target_risk(edit, old, new, where):
         return renamed
+    if compared := _compared_risk(old, new, where, pr, facts):
+        return compared
     return FactRisk(
         f"{where} now uses `{new}` where it used `{old}`: whatever depended on the value "
         f"of `{old}` there now gets the value of `{new}`. {tests_sentence(pr, facts)}",

@@ -188,8 +188,8 @@ def listed_sentence(found: list[ListedItems]) -> str:
     values = listed([code(i) for i in x.items])
     if x.returned and x.enclosing:
         verb = "now also returns" if x.added else "no longer returns"
-        effect = _effect(them, x.added, "what it returns")
-        return f"{code(x.enclosing)} {verb} {values}: for a caller, {effect}."
+        found = "now finds" if x.added else "no longer finds"
+        return f"{code(x.enclosing)} {verb} {values}: a caller that looks for {them} in the result {found} {them}."
     where = in_place(x.enclosing, x.file)
     if x.holder:
         held = "now also holds" if x.added else "no longer holds"
@@ -202,9 +202,8 @@ def listed_sentence(found: list[ListedItems]) -> str:
 
 
 def _effect(them: str, added: bool, place: str) -> str:
-    if added:
-        return f"a check for {them} in {place} now succeeds, and a loop over it now meets {them}"
-    return f"a check for {them} in {place} now fails, and a loop over it no longer meets {them}"
+    found = "now finds" if added else "no longer finds"
+    return f"code that looks for {them} in {place} {found} {them}"
 
 
 def _same_literal(x: ListedItems, first: ListedItems) -> bool:

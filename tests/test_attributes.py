@@ -1,4 +1,5 @@
-"""An attribute a class no longer declares is a risk: code outside the diff reads it.
+"""An attribute a class no longer declares is a risk: code outside the diff reads it. One a
+method of code that was there now sets is the other way round: a read now gets it.
 
 The facts' definitions do not see a public attribute go. A reader named it the risk the
 summary missed: vLLM #34183 drops `Request.get_hash_new_full_blocks`, and #34188 turns
@@ -9,9 +10,11 @@ and only when nothing the diff shows sets the attribute again or still reads it.
 from __future__ import annotations
 
 from bot.core.models import ChangedFile, PullRequest
-from summarizer.attributes import attributes_dropped
+from summarizer.attributes import attributes_dropped, attributes_set
 from summarizer.facts import extract_facts
 from summarizer.finishing import risk_sentence
+from tests.diffs import changed, risk_of
+from tests.diffs import pr_of as pr_with
 
 
 def pr_of(*files: ChangedFile) -> PullRequest:
@@ -78,3 +81,62 @@ def test_an_attribute_set_again_or_private_or_only_reassigned_is_no_such_risk():
         )
     )
     assert attributes_dropped(reassigned) == []
+
+
+# vLLM #35080: `MRotaryEmbedding` read `self.truncate` and never set it.
+TRUNCATE = changed("vllm/model_executor/layers/rotary_embedding/mrope.py", (
+    "@@ -218,8 +218,10 @@ class MRotaryEmbedding(RotaryEmbeddingBase):\n"
+    "         beta_slow: int = 1,\n"
+    "+        truncate: bool = True,\n"
+    "     ) -> None:\n"
+    "         self.beta_fast = beta_fast\n"
+    "         self.beta_slow = beta_slow\n"
+    "+        self.truncate = truncate\n"
+    "         if self.scaling_factor is not None:\n"
+))  # fmt: skip
+
+
+def test_an_attribute_a_method_of_code_that_was_there_now_sets_is_what_a_read_now_gets():
+    assert risk_of(pr_with(TRUNCATE)) == (
+        "`MRotaryEmbedding` now sets `self.truncate = truncate`, `True` unless a caller passes "
+        "`truncate`: code that reads `truncate` on it gets that value, where before it raised "
+        "`AttributeError` unless a base class set it."
+    )
+
+
+def test_an_attribute_set_in_a_branch_set_before_or_of_new_code_is_no_such_risk():
+    branch = changed("vllm/a.py", (
+        "@@ -5,3 +5,5 @@ class A:\n"
+        "         self.x = 1\n"
+        "         if ok:\n"
+        "+            self.y = 2\n"
+    ))  # fmt: skip
+    moved = changed("vllm/b.py", (
+        "@@ -5,3 +5,3 @@ class B:\n"
+        "-        self.z = old()\n"
+        "         self.x = 1\n"
+        "+        self.z = new()\n"
+    ))  # fmt: skip
+    new_class = changed("vllm/c.py", (
+        "@@ -0,0 +1,3 @@\n"
+        "+class C:\n"
+        "+    def __init__(self):\n"
+        "+        self.w = 3\n"
+    ))  # fmt: skip
+    assert attributes_set(pr_with(branch, moved, new_class)) == []
+
+
+def test_a_class_attribute_a_subclass_no_longer_sets_is_inherited_instead():
+    # vLLM #35054: Mamba1 now gets its base builder's `supports_update_block_table`.
+    inherited = changed("vllm/v1/attention/backends/mamba1_attn.py", (
+        "@@ -29,4 +29,3 @@ class Mamba1AttentionMetadataBuilder(\n"
+        "     BaseMambaAttentionMetadataBuilder[Mamba1AttentionMetadata]\n"
+        " ):\n"
+        "     metadata_cls = Mamba1AttentionMetadata\n"
+        "-    supports_update_block_table: bool = False\n"
+    ))  # fmt: skip
+    assert risk_of(pr_with(inherited)) == (
+        "`Mamba1AttentionMetadataBuilder` no longer sets `supports_update_block_table: bool = "
+        "False` itself: code that reads `supports_update_block_table` on it now gets what its "
+        "base class sets, or `AttributeError` if none does, where it got `False`."
+    )

@@ -170,10 +170,14 @@ def test_beside_the_facts_risk_the_models_hedges_go_even_when_they_name_code():
         "correctly. This change is safe as long as `Qwen3_5GatedDeltaNet` is configured."
     )
     risks = finish(answer(risks=hedged), SUBCLASS, extract_facts(SUBCLASS)).potential_risks
-    assert risks == (
-        "In `vllm/model_executor/models/qwen3_5.py`, `Qwen3_5GatedDeltaNet` changes, and no test in "
-        "this PR covers it: a mistake there shows only when that code runs."
-    )
+    assert risks == SET_RISK
+
+
+SET_RISK = (
+    "`Qwen3_5GatedDeltaNet` now sets `self.chunk_gated_delta_rule = ChunkGatedDeltaRule()`: code "
+    "that reads `chunk_gated_delta_rule` on it gets that value, where before it raised "
+    "`AttributeError` unless a base class set it."
+)
 
 
 def test_a_specific_risk_of_the_models_own_stays_beside_the_facts_risk():
@@ -183,7 +187,12 @@ def test_a_specific_risk_of_the_models_own_stays_beside_the_facts_risk():
 
 
 def test_the_facts_risk_names_the_tests_the_pr_changes_with_the_code():
-    tested = pr_of("Fix", *SUBCLASS.files, ChangedFile("tests/models/test_qwen3_5.py", additions=3,
+    registered = ChangedFile("vllm/model_executor/models/qwen3_5.py", additions=1, patch=(
+        "@@ -268,6 +268,7 @@ class Qwen3_5GatedDeltaNet(Qwen3NextGatedDeltaNet):\n"
+        "             prefix=f\"{prefix}.out_proj\",\n         )\n \n"
+        "+        register(ChunkGatedDeltaRule())\n"
+        "         compilation_config = get_current_vllm_config().compilation_config\n"))  # fmt: skip
+    tested = pr_of("Fix", registered, ChangedFile("tests/models/test_qwen3_5.py", additions=3,
                    patch="@@ -1,1 +1,2 @@ import torch\n+def test_chunk():\n+    assert True\n"))  # fmt: skip
     risks = finish(answer(risks="Tables may render wider."), tested, extract_facts(tested))
     assert risks.potential_risks == (
@@ -218,10 +227,7 @@ def test_a_hosted_models_contradicted_sentences_never_reach_the_report(env, gith
     assert summary["what_changed"] == (
         "In `Qwen3_5GatedDeltaNet`, `self.chunk_gated_delta_rule = ChunkGatedDeltaRule()` is added."
     )
-    assert summary["potential_risks"] == (
-        "In `vllm/model_executor/models/qwen3_5.py`, `Qwen3_5GatedDeltaNet` changes, and no test in "
-        "this PR covers it: a mistake there shows only when that code runs."
-    )
+    assert summary["potential_risks"] == SET_RISK
 
 
 def test_a_parameter_said_to_be_added_to_a_function_whose_signature_stays_contradicts():

@@ -8,6 +8,7 @@ from summarizer.checks import check_answer
 from summarizer.facts import extract_facts
 from summarizer.finishing import finish, risk_sentence
 from tests.conftest import REPO
+from tests.diffs import changed, risk_of
 
 
 def pr_of(*files: ChangedFile, title: str = "A change") -> PullRequest:
@@ -316,4 +317,88 @@ def test_a_keyword_argument_that_was_a_constant_is_said_as_what_the_call_now_get
         "`RoutedExpertsCapturer` now passes `device=current_platform.device_type` to "
         "`torch.zeros` where it passed `device=\"cuda\"`: that call now gets whatever "
         "`current_platform.device_type` is, where it always got `\"cuda\"`."
+    )
+
+
+def test_a_returned_value_that_now_goes_through_a_call_is_what_callers_get():
+    # vLLM #35369: the native path returned the upcast compute dtype.
+    cast = changed("vllm/model_executor/layers/layernorm.py", (
+        "@@ -577,7 +577,7 @@ class RMSNormGated(CustomOp):\n"
+        "         if z is not None and self.norm_before_gate:\n"
+        "             out = out * F.silu(z)\n"
+        " \n"
+        "-        return out\n"
+        "+        return out.to(x.dtype)\n"
+    ))  # fmt: skip
+    assert risk_of(pr_of(cast)) == (
+        "In `RMSNormGated`, the value returned now goes through `.to(x.dtype)`: a caller gets "
+        "`out.to(x.dtype)`, where it got `out` as computed."
+    )
+
+
+def test_new_code_untested_is_said_with_the_if_that_code_which_was_there_calls_it_under():
+    # vLLM #32365: only CPU workers reach the new NUMA discovery.
+    platform = changed("vllm/platforms/cpu.py", (
+        "@@ -396,3 +396,8 @@ class CpuPlatform(Platform):\n"
+        "         return allowed_numa_nodes_list, logical_cpu_list\n"
+        " \n"
+        "+    @classmethod\n"
+        "+    def discover_numa_topology(cls) -> list[list[int]]:\n"
+        "+        return [[0]]\n"
+        "+\n"
+        "     @classmethod\n"
+    ))  # fmt: skip
+    worker = changed("vllm/distributed/kv_transfer/kv_connector/v1/nixl_connector.py", (
+        "@@ -926,3 +926,6 @@ class NixlConnectorWorker:\n"
+        "             self.use_host_buffer = self.kv_buffer_device == \"cpu\"\n"
+        " \n"
+        "+        if self.device_type == \"cpu\":\n"
+        "+            numa_core_list = current_platform.discover_numa_topology()\n"
+        "+\n"
+        "         nixl_memory_type = current_platform.get_nixl_memory_type()\n"
+    ))  # fmt: skip
+    assert risk_of(pr_of(platform, worker)) == (
+        "In `vllm/platforms/cpu.py`, `CpuPlatform.discover_numa_topology` is new, and no test "
+        "in this PR covers it: `NixlConnectorWorker` calls `discover_numa_topology` only where "
+        "`self.device_type == \"cpu\"` holds, so a mistake there shows only in such a run."
+    )
+
+
+def test_a_value_compared_with_that_changes_is_said_as_such_and_no_more():
+    # vLLM #34254: a string compared with an enum member now. A `str` enum's member equals
+    # its string, which the diff does not show, so whether matches change is not said.
+    compared = changed("vllm/model_executor/layers/quantization/compressed_tensors/ct.py", (
+        "@@ -1020,3 +1020,3 @@ class CompressedTensorsKVCacheMethod(BaseKVCacheMethod):\n"
+        "         # - q_scale is partitioned over query heads.\n"
+        "-        if strategy == \"attn_head\":\n"
+        "+        if strategy == QuantizationStrategy.ATTN_HEAD:\n"
+        "             layer.q_scale = scale\n"
+    ))  # fmt: skip
+    assert risk_of(pr_of(compared)) == (
+        "`CompressedTensorsKVCacheMethod` now compares with `QuantizationStrategy.ATTN_HEAD` "
+        "where it compared with `\"attn_head\"`. No test changes with it in this PR."
+    )
+
+
+
+def test_a_positional_argument_rewritten_in_place_is_said_with_its_call_and_its_position():
+    # vLLM #33088: the same argument in three patterns, one hunk showing its call.
+    def hunk(owner: str, opener: str) -> str:
+        return (
+            f"@@ -53,6 +53,6 @@ class {owner}(BasePattern):\n"
+            f"{opener}"
+            "                 mul,\n"
+            "                 mm_weight,\n"
+            "-                \"avg\",\n"
+            "+                \"sum\",\n"
+            "                 scatter_dim=0,\n"
+        )
+    opened = "             gemm_rs = torch.ops.symm_mem.fused_matmul_reduce_scatter(\n"
+    patterns = changed("vllm/compilation/passes/fusion/collective_fusion.py", (
+        hunk("GEMMReduceScatterPattern", opened) + hunk("ScaledMMReduceScatterPattern", "")
+    ))  # fmt: skip
+    assert risk_of(pr_of(patterns)) == (
+        "`GEMMReduceScatterPattern` now passes `\"sum\"` where it passed `\"avg\"` to "
+        "`torch.ops.symm_mem.fused_matmul_reduce_scatter`, as its third argument: that call "
+        "gets `\"sum\"` there, where it got `\"avg\"`. The PR makes the same change in 1 more call."
     )

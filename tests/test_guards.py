@@ -1,5 +1,6 @@
 """Lines that ran every time, put under a new `if` by the PR: said as such in what changed,
-and the cases where the condition fails are the risk (vLLM #35125)."""
+and the cases where the condition fails are the risk (vLLM #35125). A statement taken out of
+its branch is the other way round: the cases that took the other way now run it too."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ from summarizer.checks import FindingKind, check_answer
 from summarizer.facts import extract_facts
 from summarizer.finishing import finish
 from summarizer.guards import NewGuard, new_guards
+from summarizer.unguarded import unguarded, unguarded_sentence
+from tests.diffs import changed, risk_of
+from tests.diffs import pr_of as pr_with
 
 
 def pr_of(patch: str, path: str = "vllm/v1/kv_offload/worker/cpu_gpu.py") -> PullRequest:
@@ -91,3 +95,40 @@ def test_a_new_if_around_new_lines_only_is_no_guard_of_old_ones():
      return data
 """
     assert new_guards(pr_of(patch, "vllm/io.py")) == []
+
+
+def diff_pr(path: str, patch: str) -> PullRequest:
+    return pr_with(changed(path, patch))
+
+
+def test_a_statement_taken_out_of_an_else_now_runs_for_the_branch_above_it_too():
+    # vLLM #34813: embeddings a caller passes in are scaled now too.
+    taken_out = diff_pr("vllm/model_executor/models/granitemoehybrid.py", (
+        "@@ -378,7 +378,7 @@ class GraniteMoeHybridModel(nn.Module):\n"
+        "                 hidden_states = inputs_embeds\n"
+        "             else:\n"
+        "                 hidden_states = self.embed_input_ids(input_ids)\n"
+        "-                hidden_states = hidden_states * self.embedding_multiplier\n"
+        "+            hidden_states *= self.embedding_multiplier\n"
+        "             residual = None\n"
+    ))  # fmt: skip
+    assert risk_of(taken_out) == (
+        "In `GraniteMoeHybridModel`, `hidden_states *= self.embedding_multiplier` now runs "
+        "after the whole `if`/`else`, not only in its `else:`: the case that runs "
+        "`hidden_states = inputs_embeds` now gets it too."
+    )
+
+
+def test_a_statement_taken_out_of_an_if_now_runs_where_it_does_not_hold():
+    taken_out = diff_pr("vllm/a.py", (
+        "@@ -1,4 +1,4 @@ def f(x, scale):\n"
+        "     if scale:\n"
+        "-        x = x.float()\n"
+        "+    x = x.float()\n"
+        "     return x\n"
+    ))  # fmt: skip
+    [u] = unguarded(taken_out)
+    assert unguarded_sentence(u) == (
+        "In `f`, `x = x.float()` now runs whether or not `scale` holds: it ran only under that "
+        "`if` before, so a case where it does not hold now gets it too."
+    )

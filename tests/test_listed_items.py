@@ -1,6 +1,6 @@
 """An item added to or dropped from a collection written one item a line is said as what a
 lookup of it now finds: in the values a condition matches, the cases that now take the branch
-or no longer do; in a named or returned list or mapping, what a check or a loop now meets.
+or no longer do; in a named or returned list or mapping, what code that looks for it now finds.
 Parameters of a signature, a call's arguments and imports are no such items."""
 
 from __future__ import annotations
@@ -66,8 +66,8 @@ def test_an_item_added_to_a_returned_list_is_met_by_callers():
     ))  # fmt: skip
     assert risk_of(pr_of(returned)) == (
         "`XPUPlatform.get_supported_vit_attn_backends` now also returns "
-        "`AttentionBackendEnum.TRITON_ATTN`: for a caller, a check for it in what it returns "
-        "now succeeds, and a loop over it now meets it."
+        "`AttentionBackendEnum.TRITON_ATTN`: a caller that looks for it in the result now "
+        "finds it."
     )
 
 
@@ -83,8 +83,8 @@ def test_items_dropped_in_two_places_of_one_literal_are_said_together():
     ))  # fmt: skip
     assert risk_of(pr_of(ignored)) == (
         "In `compile_factors`, `\"VLLM_CPU_OMP_THREADS_BIND\"` and `\"VLLM_CPU_SGL_KERNEL\"` "
-        "are no longer listed beside `\"VLLM_CPU_KVCACHE_SPACE\"`: a check for them in that "
-        "collection now fails, and a loop over it no longer meets them."
+        "are no longer listed beside `\"VLLM_CPU_KVCACHE_SPACE\"`: code that looks for them in "
+        "that collection no longer finds them."
     )
 
 
