@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 from bot.core.models import ChangedFile, PullRequest
 from summarizer.brackets import unclosed
-from summarizer.checks import runs_code
 from summarizer.facts import line_owner
+from summarizer.file_kinds import runs_code
 from summarizer.hunks import Hunk, parse_hunks
 from summarizer.wording import code
 

@@ -37,7 +37,7 @@ from enum import StrEnum
 from functools import cached_property
 from pathlib import PurePosixPath
 
-from bot.core.models import ChangedFile, ChangeType, PullRequest, SummarySections
+from bot.core.models import ChangeType, PullRequest, SummarySections
 from bot.core.reverts import is_revert
 from summarizer.claims import (
     BACKTICKED,
@@ -66,8 +66,14 @@ from summarizer.fact_claims import (
     spans,
 )
 from summarizer.facts import ChangeFacts, Setting
+from summarizer.file_kinds import (
+    is_support_file,
+    is_test_file,
+    runs_code,
+)
 from summarizer.filler import invented_benefit, invented_expansion, invented_setting, padding
 from summarizer.hunks import indent_of, parse_hunks
+from summarizer.listed_items import turned_backwards
 from summarizer.placement import (
     PlacedLine,
     commented_place,
@@ -193,6 +199,7 @@ def check_answer(
             findings += _misplaced(field, sentence, evidence, facts)
             findings += _revert_claimed(field, sentence, evidence)
             findings += _guard_called_new(field, sentence, evidence)
+            findings += _flag_backwards(field, sentence, evidence)
             if field != "headline":
                 findings += _padded(field, sentence, evidence)
             if small_model:
@@ -221,6 +228,15 @@ def _guard_called_new(field: str, sentence: str, evidence: _Evidence) -> list[Fi
         return []
     why = "says a `try` block is added, but the diff only puts the one that was there under a new `if`"
     return [Finding(FindingKind.CONTRADICTS_FACTS, field, sentence, why)]
+
+
+def _flag_backwards(field: str, sentence: str, evidence: _Evidence) -> list[Finding]:
+    """A flag said to go the way the PR does not turn it (summarizer/listed_items.py: vLLM
+    #35081 "disables chunked prefill for POWER", where it drops POWER from the CPUs that
+    get it disabled)."""
+    if why := turned_backwards(sentence, evidence.pr):
+        return [Finding(FindingKind.INVERTED, field, sentence, why)]
+    return []
 
 
 def _try_moved_deeper(pr: PullRequest) -> bool:
@@ -1030,16 +1046,7 @@ def findings_hint(findings: list[Finding]) -> str:
 # --- The type: code features together with the model -----------------------------------------
 
 TINY_CHANGE = 10  # changed lines, at most, of a PR that is TRIVIAL unless shown otherwise
-_TEST = re.compile(
-    r"(?:^|/)(?:tests?|testing)/|(?:^|/)(?:test_[^/]*|[^/]*_test\.\w+|conftest\.py)$"
-)
-_DOC = re.compile(  # examples are documentation that runs: the diff budget ranks them so too
-    r"(?:^|/)docs?/|^examples?/|\.(?:md|rst|adoc)$|(?:^|/)(?:README|CHANGELOG|LICENSE)[^/]*$", re.I
-)
-_CI = re.compile(
-    r"^\.(?:github|buildkite|circleci|gitlab)/|^\.gitlab-ci|^\.pre-commit-config|^ci/"
-    r"|(?:^|/)CODEOWNERS$|(?:^|/)\.?mergify\.ya?ml$|^tools/"  # tools/: the developers' own
-)
+
 
 
 # A line that changes no logic: a comment, an import, a log message, a string, a literal
@@ -1060,35 +1067,6 @@ _VALUE_STRING = re.compile(r"^\s*([\"'])\w[\w.\-]{0,39}\1\s*,?\s*\)?\s*$")
 
 def _passive(line: str) -> bool:
     return bool(_PASSIVE.search(line)) and not _VALUE_STRING.match(line)
-
-
-def is_test_file(filename: str) -> bool:
-    return bool(_TEST.search(filename))
-
-
-def only_support_files(pr: PullRequest) -> bool:
-    """The PR touches tests, docs or CI and nothing else."""
-    return bool(pr.files) and all(is_support_file(f.filename) for f in pr.files)
-
-
-def runs_code(f: ChangedFile) -> bool:
-    """A change to the code that runs: not tests, docs or CI, and not only its comments."""
-    return not is_support_file(f.filename) and not only_prose(f)
-
-
-def is_support_file(filename: str) -> bool:
-    """Tests, docs and CI: files that do not change what the code does."""
-    return bool(_TEST.search(filename) or _DOC.search(filename) or _CI.search(filename))
-
-
-_TOOLING = re.compile(r"^(?:benchmarks|tools|scripts|examples)/")
-
-
-def is_tooling_file(filename: str) -> bool:
-    """Scripts beside the library (a benchmark, a tool, an example): code that runs when
-    someone runs it, which no user's request goes through. A risk of the library's own code
-    comes before theirs (vLLM #33985's benchmark helper was named before its fusion pass)."""
-    return bool(_TOOLING.match(filename))
 
 
 def decide_type(
@@ -1145,7 +1123,7 @@ _EXAMPLE = re.compile(r"^examples?/")
 
 def _big_new_tests(pr: PullRequest) -> bool:
     """Code that runs, in tests or examples, written at length: a suite, a worked example."""
-    runnable = (f for f in pr.files if _TEST.search(f.filename) or _EXAMPLE.search(f.filename))
+    runnable = (f for f in pr.files if is_test_file(f.filename) or _EXAMPLE.search(f.filename))
     return sum(f.additions for f in runnable) >= BIG_NEW_TESTS
 
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import PurePosixPath
 
 from bot.core.models import PullRequest
-from summarizer.checks import is_support_file
+from summarizer.file_kinds import is_support_file
 from summarizer.hunks import Hunk, Side, indent_of, parse_hunks
 
 PYTHON = frozenset({".py"})

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from bot.core.models import PullRequest
-from summarizer.checks import is_test_file, is_tooling_file
 from summarizer.code_hunks import IF_LINE, code_hunks, indent_of
 from summarizer.facts import line_owner, short_name
+from summarizer.file_kinds import is_test_file, is_tooling_file
 from summarizer.hunks import Hunk
 from summarizer.wording import UNTESTED, code
 

@@ -15,9 +15,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from bot.core.models import PullRequest
-from summarizer.checks import is_tooling_file
 from summarizer.code_hunks import code_hunks
 from summarizer.facts import changed_runs, line_owner
+from summarizer.file_kinds import is_tooling_file
 from summarizer.hunks import Hunk, Side
 
 _HASATTR = re.compile(r"\bhasattr\(\s*(?P<subject>[A-Za-z_][\w.]*)\s*,\s*[\"'](?P<name>\w+)[\"']\s*\)")

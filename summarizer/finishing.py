@@ -37,10 +37,7 @@ from summarizer.call_arguments import (
 )
 from summarizer.checks import (
     boilerplate_sentences,
-    is_support_file,
-    is_test_file,
     names_pr_code,
-    runs_code,
     shaped_like_code,
     split_sentences,
     tidy,
@@ -57,11 +54,13 @@ from summarizer.facts import (
     param_name,
     short_name,
 )
+from summarizer.file_kinds import is_support_file, is_test_file, runs_code
 from summarizer.glued_strings import glued_sentence, glued_strings
 from summarizer.guards import guard_sentence, new_guards
 from summarizer.hunks import assigns
 from summarizer.insight import interface_sentence
 from summarizer.line_edits import LineEdit, core
+from summarizer.listed_items import ListedItems, listed_change_sentence, listed_items, says_items
 from summarizer.new_branches import NewBranch, branch_sentence, new_branches
 from summarizer.raises import raises_added
 from summarizer.rationale import reason_sentence
@@ -105,9 +104,16 @@ def finish(
     branches = [] if guards else _branches_to_say(pr, facts, what)
     # A line of the new case is said by its sentence, not again as a line added.
     edits = [e for e in edits if e.old or not any(b.says(e.new) for b in branches[:1])]
+    # A line of a list is a PR's whole mechanism more often than it looks (vLLM #35081); its
+    # items are said with the list, not again as lines added.
+    listed = [] if branches else _listed_to_say(pr, facts)
+    listed = [] if listed and says_items(what, listed) else listed
+    edits = [e for e in edits if e.old or not (listed and says_items(e.new, listed))]
     told = {e.enclosing for e in edits} | {g.enclosing for g in guards}
-    told |= {b.enclosing for b in branches}
+    told |= {b.enclosing for b in branches} | {x.enclosing for x in listed[:1]}
     sentence = change_sentence(facts, told=told | set(named))
+    if listed and not says_items(sentence, listed):
+        what = f"{listed_change_sentence(listed)} {what}"
     if edits:
         # The line a fix turns on, quoted: what a small model most often tells backwards.
         what = f"{edit_sentence(edits)} {what}"
@@ -136,6 +142,15 @@ def finish(
         potential_risks=risks,
         key_insights=insights,
     )
+
+
+def _listed_to_say(pr: PullRequest, facts: ChangeFacts) -> list[ListedItems]:
+    """Items added to or dropped from a literal, where the PR adds no definition: beside
+    new code, a registry's entry is how it is reached, not what the PR does."""
+    running = {f.filename for f in pr.files if runs_code(f)}
+    if any(d.change == "added" and d.file in running for d in facts.definitions):
+        return []
+    return listed_items(pr)
 
 
 def _branches_to_say(pr: PullRequest, facts: ChangeFacts, what: str) -> list[NewBranch]:

@@ -11,8 +11,8 @@ change facts, which are exact. A maintainer reading a digest asks two things the
 from __future__ import annotations
 
 from bot.core.models import PullRequest
-from summarizer.checks import is_support_file, runs_code
 from summarizer.facts import MACRO_BLOCK, ChangeFacts, short_name
+from summarizer.file_kinds import is_support_file, runs_code
 from summarizer.wording import (
     code,
     listed,

@@ -252,3 +252,79 @@ def _mapping_sentence(x: ListedItems, them: str) -> str:
 
 def _key(item: str) -> str:
     return split_top_level(item, _COLON)[0].strip() if item else ""
+
+
+_TURNED_OFF = re.compile(r"\b(?:disabl\w*|turn\w* off|switch\w* off)\b|\bto `?False`?", re.I)
+_TURNED_ON = re.compile(r"\b(?:enabl\w*|turn\w* on|switch\w* on)\b|\bto `?True`?", re.I)
+_UNDOES = re.compile(r"\b(?:remov\w*|drop\w*|no longer|exclud\w*|stop\w*|longer)\b", re.I)
+_FLAG = re.compile(r"^(?:self\.)?(?P<name>[\w.]+) = (?P<value>True|False)$")
+
+
+def turned_backwards(sentence: str, pr: PullRequest) -> str:
+    """Why `sentence` says a flag goes the way the PR does not turn it, or "": where the PR
+    drops a value from those a branch that sets the flag `False` matches (vLLM #35081 drops
+    POWER from the CPUs that get chunked prefill turned off), the PR turns the flag back on
+    for it, and "disables chunked prefill for POWER" is backwards."""
+    if _UNDOES.search(sentence):
+        return ""  # "removes POWER from the CPUs that disable it" says it the right way round
+    for x in listed_items(pr):
+        for flag, value in _flags(x):
+            if not _names_flag(sentence, flag):
+                continue
+            turns_off = (
+                value == "False"
+            ) == x.added  # added to an off-list, or dropped from an on-list
+            claimed = _TURNED_OFF if not turns_off else _TURNED_ON
+            if claimed.search(sentence):
+                did = "adds" if x.added else "drops"
+                to = "to" if x.added else "from"
+                items = listed([code(i) for i in x.items])
+                way = "off" if turns_off else "on"
+                return (
+                    f"says `{flag}` is turned {'on' if turns_off else 'off'}, but the PR {did} "
+                    f"{items} {to} the values for which the branch sets `{flag} = {value}`: it "
+                    f"turns `{flag}` {way} for them"
+                )
+    return ""
+
+
+def _flags(x: ListedItems) -> list[tuple[str, str]]:
+    return [(m["name"], m["value"]) for d in x.does if x.subject and (m := _FLAG.match(d))]
+
+
+def _names_flag(sentence: str, flag: str) -> bool:
+    """The sentence names the flag, as code (`enable_chunked_prefill`) or as words
+    ("chunked prefill")."""
+    name = flag.rsplit(".", 1)[-1]
+    words = re.sub(r"^(?:enable|use|allow)_|_(?:enabled|enable)$", "", name).replace("_", " ")
+    text = sentence.lower()
+    return name.lower() in text or (len(words) > 3 and words.lower() in text)
+
+
+def listed_change_sentence(found: list[ListedItems]) -> str:
+    """What the PR does to the literal, for "what changed": "In `EngineArgs`, the PR drops
+    `CpuArchEnum.POWERPC` from the values `if` compares `…` with." """
+    first = found[0]
+    x = _with(first, items=tuple(i for y in found if _same_literal(y, first) for i in y.items))
+    shown = [_key(i) for i in x.items] if x.mapping else list(x.items)
+    values = listed([code(i) for i in shown])
+    keys = " the keys" if x.mapping else ""
+    verb, to = ("adds", "to") if x.added else ("drops", "from")
+    if x.subject:
+        place = f"the values the `if` compares {code(x.subject)} with"
+    elif x.holder:
+        place = code(x.holder)
+    elif x.returned:
+        place = "the collection it returns"
+    else:
+        kind = "mapping" if x.mapping else "collection"
+        place = (
+            f"the {kind} that also holds {code(_key(x.neighbour) if x.mapping else x.neighbour)}"
+        )
+    return f"{in_place(x.enclosing, x.file)}, the PR {verb}{keys} {values} {to} {place}."
+
+
+def says_items(text: str, found: list[ListedItems]) -> bool:
+    """Whether `text` names an item of the first change already."""
+    names = [_key(i) if found[0].mapping else i for i in found[0].items]
+    return any(n.strip("\"'") in text for n in names)

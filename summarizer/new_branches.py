@@ -24,7 +24,6 @@ from dataclasses import dataclass
 
 from bot.core.models import PullRequest
 from summarizer.brackets import unclosed
-from summarizer.checks import is_tooling_file
 from summarizer.code_hunks import (
     CONDITION_CHARS,
     DEF_LINE,
@@ -36,6 +35,7 @@ from summarizer.code_hunks import (
 )
 from summarizer.conditions import exit_action
 from summarizer.facts import ChangeFacts, is_code_line, line_owner
+from summarizer.file_kinds import is_tooling_file
 from summarizer.hunks import Hunk, Side, assigns
 from summarizer.line_edits import change_blocks, rows_by_block
 from summarizer.wording import code, in_place, listed

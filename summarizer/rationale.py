@@ -18,8 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bot.core.models import PullRequest
-from summarizer.checks import is_support_file
 from summarizer.facts import line_owner
+from summarizer.file_kinds import is_support_file
 from summarizer.hunks import Hunk, parse_hunks
 from summarizer.prose import COMMENT_LINE
 

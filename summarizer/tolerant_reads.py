@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from summarizer.checks import is_support_file
 from summarizer.facts import ChangeFacts
+from summarizer.file_kinds import is_support_file
 from summarizer.line_edits import LineEdit
 from summarizer.wording import in_place
 

@@ -4,7 +4,6 @@ them, the settings of the code that runs, and which tests change with a PR."""
 from __future__ import annotations
 
 from bot.core.models import PullRequest
-from summarizer.checks import is_support_file, is_test_file, is_tooling_file, runs_code
 from summarizer.facts import (
     MACRO_BLOCK,
     ChangeFacts,
@@ -13,6 +12,7 @@ from summarizer.facts import (
     SignatureChange,
     short_name,
 )
+from summarizer.file_kinds import is_support_file, is_test_file, is_tooling_file, runs_code
 
 LIST_CAP = 3  # names in one list of a sentence: more reads as a dump
 

@@ -1,12 +1,21 @@
 """An item added to or dropped from a collection written one item a line is said as what a
 lookup of it now finds: in the values a condition matches, the cases that now take the branch
 or no longer do; in a named or returned list or mapping, what code that looks for it now finds.
-Parameters of a signature, a call's arguments and imports are no such items."""
+Parameters of a signature, a call's arguments and imports are no such items. What changed
+says the item and the list; a flag said to go the other way than the PR turns it is wrong."""
 
 from __future__ import annotations
 
+from bot.core.models import ChangeType, SummarySections
+from summarizer.checks import FindingKind, check_answer
+from summarizer.facts import extract_facts
+from summarizer.finishing import finish
 from summarizer.listed_items import listed_items
 from tests.diffs import changed, pr_of, risk_of
+
+
+def answer(what: str) -> SummarySections:
+    return SummarySections(what, "", "", "")
 
 # vLLM #35081: POWER CPUs keep chunked prefill and prefix caching.
 POWER = changed("vllm/engine/arg_utils.py", (
@@ -129,3 +138,24 @@ def test_parameters_arguments_and_imports_are_not_items_of_a_collection():
         " )\n"
     ))  # fmt: skip
     assert listed_items(pr_of(signature, call, unseen_call, imports)) == []
+
+
+def test_what_changed_says_the_value_dropped_from_what_a_condition_matches():
+    said = finish(answer(what=""), pr_of(POWER), extract_facts(pr_of(POWER))).what_changed
+    assert said == (
+        "In `EngineArgs`, the PR drops `CpuArchEnum.POWERPC` from the values the `if` compares "
+        "`current_platform.get_cpu_architecture()` with."
+    )
+
+
+def test_a_flag_said_turned_off_where_the_pr_drops_a_value_from_its_off_list_is_backwards():
+    # The small model's words for #35081, which turns chunked prefill back on for POWER.
+    backwards = (
+        "The PR changes `EngineArgs` to disable chunked prefill and prefix caching for POWER "
+        "(ppc64le) CPUs."
+    )
+    right = "It removes POWER from the CPUs that disable chunked prefill."
+    said = answer(what=f"{backwards} {right}")
+    findings = check_answer(pr_of(POWER), said, ChangeType.SUBSTANTIAL)
+    assert [(f.kind, f.sentence) for f in findings] == [(FindingKind.INVERTED, backwards)]
+    assert "turns `enable_chunked_prefill` on for them" in findings[0].explanation
