@@ -835,6 +835,18 @@ def _raise_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
 
 
 def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
+    """What changed, from the most exact kind of change to the least: a value, a signature
+    callers must match, a line edited in place, an argument passed; then the code's own
+    shape (a listed item, an attribute), the definitions, the data files, the files."""
+    return (
+        _setting_or_signature_risk(facts)
+        or _edited_risk(facts, pr)
+        or _passed_risk(facts, pr)
+        or _code_shape_risk(facts, pr)
+    )
+
+
+def _setting_or_signature_risk(facts: ChangeFacts) -> FactRisk | None:
     if changed_values := [s for s in settings_of(facts, "changed") if s.old and s.new]:
         s = changed_values[0]
         return FactRisk(
@@ -847,19 +859,23 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
         s for s in running_signatures(facts)
         if _asks_callers(s, kwargs_took=False) and not _called_by_python(s.name)
     ]  # fmt: skip
-    if demanding:
-        s = demanding[0]
-        new = f" `{s.new}`"
-        if len(s.new) > 100 and (s.new_params or s.dropped_params):
-            new = ", which " + " and ".join(
-                f"{verb} {listed([code(param_name(p)) for p in params])}"
-                for verb, params in (("drops", s.dropped_params), ("adds", s.new_params))
-                if params
-            )  # fmt: skip
-        return FactRisk(
-            f"Every caller of `{s.name}` must match its new signature{new}.",
-            (s.name,), exact=True,
+    if not demanding:
+        return None
+    s = demanding[0]
+    new = f" `{s.new}`"
+    if len(s.new) > 100 and (s.new_params or s.dropped_params):
+        new = ", which " + " and ".join(
+            f"{verb} {listed([code(param_name(p)) for p in params])}"
+            for verb, params in (("drops", s.dropped_params), ("adds", s.new_params))
+            if params
         )  # fmt: skip
+    return FactRisk(
+        f"Every caller of `{s.name}` must match its new signature{new}.", (s.name,), exact=True
+    )
+
+
+def _edited_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
+    """The first line edited in place whose value changes, or a value now put through a call."""
     # An edit whose old or new core is empty (an argument appended) has no value to compare,
     # and nor has a name imported in place of another (vLLM #34687).
     valued = [
@@ -872,8 +888,11 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
         valued = [e for e in valued if core(e) not in named]
     if edits := valued[:1]:
         return _same_result_risk(edits[0], facts, pr) or _edit_risk(edits[0], pr, facts)
-    if applied := _applied_risk(facts):
-        return applied
+    return _applied_risk(facts)
+
+
+def _passed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
+    """An argument a call now passes, by keyword or by position; a package new code imports."""
     if argument := _argument_risk(facts, pr):
         return argument
     if positional := changed_positionals(pr):
@@ -885,6 +904,10 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
         return FactRisk(argument_sentence(a, where) + also, (a.new,), exact=True)
     if deferred := deferred_import_risk(pr):  # new code's dependency, said before its names
         return FactRisk(deferred.sentence, deferred.names, exact=True)
+    return None
+
+
+def _code_shape_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     running = {f.filename for f in pr.files if runs_code(f)}
     changed = [
         d for d in facts.definitions if d.change in ("changed", "added") and d.file in running
@@ -892,13 +915,8 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     # An item added to a registry, or an attribute a new object is set to, is how new code is
     # reached: the new code is the concern. In code that was there, what a lookup of the item
     # or a read of the attribute now finds is exact.
-    if not any(d.change == "added" for d in changed):
-        if items := listed_risk(pr, matched=False):
-            return FactRisk(items.sentence, items.names, exact=True)
-        if now_set := attributes_set(pr):
-            return FactRisk(set_sentence(now_set[0]), (now_set[0].owner,), exact=True)
-        if inherited := overrides_dropped(pr):
-            return FactRisk(inherited_sentence(inherited[0]), (inherited[0].owner,), exact=True)
+    if not any(d.change == "added" for d in changed) and (shaped := _attribute_or_item_risk(pr)):
+        return shaped
     if changed:
         return _definitions_risk(changed, pr, facts)
     if data := _data_files_risk(pr, running):
@@ -911,6 +929,16 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
             "in production.",
             (),
         )
+    return None
+
+
+def _attribute_or_item_risk(pr: PullRequest) -> FactRisk | None:
+    if items := listed_risk(pr, matched=False):
+        return FactRisk(items.sentence, items.names, exact=True)
+    if now_set := attributes_set(pr):
+        return FactRisk(set_sentence(now_set[0]), (now_set[0].owner,), exact=True)
+    if inherited := overrides_dropped(pr):
+        return FactRisk(inherited_sentence(inherited[0]), (inherited[0].owner,), exact=True)
     return None
 
 

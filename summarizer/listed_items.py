@@ -13,7 +13,7 @@ When the hunk starts inside the literal, an item beside the change names it inst
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.core.models import PullRequest
 from summarizer.brackets import split_top_level
@@ -54,7 +54,6 @@ class ListedItems:
     holder: str = ""  # the name the literal is assigned to, when the hunk shows it
     returned: bool = False  # the literal is what a `return` gives
     subject: str = ""  # of a literal a condition matches against: what is matched
-    branch: str = ""  # that condition's line, as written
     does: tuple[str, ...] = ()  # what the branch does: its first statements that set a name
     neighbour: str = ""  # an unchanged item of the same literal, when nothing above names it
 
@@ -112,22 +111,17 @@ def _held(
         # Unseen, the opener could be a call's: only string items are surely a literal's.
         neighbour = _neighbour(side, rows)
         quoted = all(i[:1] in "\"'" for i in (*items, neighbour))
-        return _with(base, neighbour=neighbour) if neighbour and quoted else None
+        return replace(base, neighbour=neighbour) if neighbour and quoted else None
     line = _STRINGS.sub('""', side.lines[opener].split("#")[0]).rstrip()
     if m := _MATCHED.match(line):
         if m["op"] != "in":
             return None  # `not in`: the cases are the other way round, and rarer
-        return _with(base, subject=_subject(m["head"]), branch=side.lines[opener].strip(),
-                     does=_branch_does(side, opener, rows))  # fmt: skip
+        return replace(base, subject=_subject(m["head"]), does=_branch_does(side, rows))
     if m := _NAMED.match(line):
-        return _with(base, holder=m["name"])
+        return replace(base, holder=m["name"])
     if _RETURNED.match(line):
-        return _with(base, returned=True)
+        return replace(base, returned=True)
     return None  # a call's arguments, or a literal inside an expression: no one place holds it
-
-
-def _with(base: ListedItems, **given: object) -> ListedItems:
-    return ListedItems(**{**base.__dict__, **given})  # type: ignore[arg-type]
 
 
 def _opener(side: Side, row: int) -> int | None:
@@ -158,7 +152,7 @@ def _subject(head: str) -> str:
     return parts[-1].strip().removeprefix("not ").strip("( ")
 
 
-def _branch_does(side: Side, opener: int, rows: list[int]) -> tuple[str, ...]:
+def _branch_does(side: Side, rows: list[int]) -> tuple[str, ...]:
     """The first assignments of the branch below the condition's closing line, quoted."""
     close = next(
         (r for r in range(rows[-1] + 1, len(side.lines)) if side.lines[r].rstrip().endswith(":")),
@@ -179,7 +173,7 @@ def listed_sentence(found: list[ListedItems]) -> str:
     changes right after it add or drop too (one set of names split by an unchanged line)."""
     first = found[0]
     items = tuple(i for x in found if _same_literal(x, first) for i in x.items)
-    x = _with(first, items=items)
+    x = replace(first, items=items)
     if x.subject:
         return _matched_sentence(x)
     them = "it" if len(x.items) == 1 else "them"
@@ -305,7 +299,7 @@ def listed_change_sentence(found: list[ListedItems]) -> str:
     """What the PR does to the literal, for "what changed": "In `EngineArgs`, the PR drops
     `CpuArchEnum.POWERPC` from the values `if` compares `…` with." """
     first = found[0]
-    x = _with(first, items=tuple(i for y in found if _same_literal(y, first) for i in y.items))
+    x = replace(first, items=tuple(i for y in found if _same_literal(y, first) for i in y.items))
     shown = [_key(i) for i in x.items] if x.mapping else list(x.items)
     values = listed([code(i) for i in shown])
     keys = " the keys" if x.mapping else ""
