@@ -65,9 +65,11 @@ from summarizer.new_branches import NewBranch, branch_sentence, new_branches
 from summarizer.raises import raises_added
 from summarizer.rationale import reason_sentence
 from summarizer.reach import reach, reach_clause
+from summarizer.rewrapped import RewrappedAssignment, rewrapped_assignments
 from summarizer.wording import (
     UNTESTED,
     code,
+    in_place,
     listed,
     moved_names,
     moved_setting,
@@ -96,7 +98,25 @@ def finish(
         return sections
     corpus = pr_corpus(pr)
     sections = names_marked(sections, facts, pr)
-    what = sections.what_changed
+    what = _what_changed(sections.what_changed, pr, facts, corpus)
+    risks = risk_text(sections.potential_risks, facts, pr, change_type, corpus)
+    interface = interface_sentence(facts, pr)
+    impact = sections.technical_impact or interface
+    insights = sections.key_insights or _insight(pr, facts, interface, f"{risks} {impact}")
+    return replace(
+        sections,
+        headline=sections.headline or pr.title,  # one the facts contradict gives way
+        what_changed=what.strip(),
+        technical_impact=impact,
+        potential_risks=risks,
+        key_insights=insights,
+    )
+
+
+def _what_changed(what: str, pr: PullRequest, facts: ChangeFacts, corpus: str) -> str:
+    """The model's "what changed", led by what code says exactly: the lines a fix turns on,
+    the lines put under a new `if`, the new case, the list item, the value rewritten; a facts
+    sentence where the model names too little, or the move it missed; the author's reason."""
     edits = edits_to_say(facts, pr, what)
     named = grounded_names(pr, SummarySections(what, "", "", ""), corpus)
     # Named already by the model, or by a sentence of its edits: not "changed" again.
@@ -109,11 +129,16 @@ def finish(
     listed = [] if branches else _listed_to_say(pr, facts)
     listed = [] if listed and says_items(what, listed) else listed
     edits = [e for e in edits if e.old or not (listed and says_items(e.new, listed))]
+    rewrapped = [] if branches or listed else _rewrapped_to_say(pr, facts, what)
     told = {e.enclosing for e in edits} | {g.enclosing for g in guards}
-    told |= {b.enclosing for b in branches} | {x.enclosing for x in listed[:1]}
+    told |= {b.enclosing for b in branches} | {x.enclosing for x in [*listed, *rewrapped][:1]}
     sentence = change_sentence(facts, told=told | set(named))
     if listed and not says_items(sentence, listed):
         what = f"{listed_change_sentence(listed)} {what}"
+    if rewrapped:
+        r = rewrapped[0]
+        place = in_place(r.enclosing, r.file)
+        what = f"{place}, `{r.name}` becomes `{r.new}` where it was `{r.old}`. {what}"
     if edits:
         # The line a fix turns on, quoted: what a small model most often tells backwards.
         what = f"{edit_sentence(edits)} {what}"
@@ -130,27 +155,28 @@ def finish(
         what = f"{moves} {what}"
     if reason := reason_sentence(pr, what):
         what = f"{what.strip()} {reason}"  # the why, in the author's words, after the what
-    risks = risk_text(sections.potential_risks, facts, pr, change_type, corpus)
-    interface = interface_sentence(facts, pr)
-    impact = sections.technical_impact or interface
-    insights = sections.key_insights or _insight(pr, facts, interface, f"{risks} {impact}")
-    return replace(
-        sections,
-        headline=sections.headline or pr.title,  # one the facts contradict gives way
-        what_changed=what.strip(),
-        technical_impact=impact,
-        potential_risks=risks,
-        key_insights=insights,
-    )
+    return what
+
+
+def _rewrapped_to_say(
+    pr: PullRequest, facts: ChangeFacts, what: str
+) -> list[RewrappedAssignment]:
+    """A value rewritten over several lines that the model's words do not name, where the
+    PR adds no definition (beside new code it is a detail)."""
+    if _adds_definitions(pr, facts):
+        return []
+    return [r for r in rewrapped_assignments(pr) if f"`{r.name}`" not in what][:1]
 
 
 def _listed_to_say(pr: PullRequest, facts: ChangeFacts) -> list[ListedItems]:
     """Items added to or dropped from a literal, where the PR adds no definition: beside
     new code, a registry's entry is how it is reached, not what the PR does."""
+    return [] if _adds_definitions(pr, facts) else listed_items(pr)
+
+
+def _adds_definitions(pr: PullRequest, facts: ChangeFacts) -> bool:
     running = {f.filename for f in pr.files if runs_code(f)}
-    if any(d.change == "added" and d.file in running for d in facts.definitions):
-        return []
-    return listed_items(pr)
+    return any(d.change == "added" and d.file in running for d in facts.definitions)
 
 
 def _branches_to_say(pr: PullRequest, facts: ChangeFacts, what: str) -> list[NewBranch]:
@@ -915,7 +941,7 @@ def _code_shape_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     # An item added to a registry, or an attribute a new object is set to, is how new code is
     # reached: the new code is the concern. In code that was there, what a lookup of the item
     # or a read of the attribute now finds is exact.
-    if not any(d.change == "added" for d in changed) and (shaped := _attribute_or_item_risk(pr)):
+    if not any(d.change == "added" for d in changed) and (shaped := _code_that_was_there_risk(pr)):
         return shaped
     if changed:
         return _definitions_risk(changed, pr, facts)
@@ -932,7 +958,16 @@ def _code_shape_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     return None
 
 
-def _attribute_or_item_risk(pr: PullRequest) -> FactRisk | None:
+def _code_that_was_there_risk(pr: PullRequest) -> FactRisk | None:
+    """An item listed, an attribute set or inherited, a value rewritten over several lines:
+    exact, in code that was there."""
+    if rewritten := rewrapped_assignments(pr):
+        r = rewritten[0]
+        return FactRisk(
+            f"{in_place(r.enclosing, r.file)}, `{r.name}` is now `{r.new}`, where it was "
+            f"`{r.old}`: the code below that reads it gets the new value.",
+            (r.name,), exact=True,
+        )  # fmt: skip
     if items := listed_risk(pr, matched=False):
         return FactRisk(items.sentence, items.names, exact=True)
     if now_set := attributes_set(pr):

@@ -402,3 +402,34 @@ def test_a_positional_argument_rewritten_in_place_is_said_with_its_call_and_its_
         "`torch.ops.symm_mem.fused_matmul_reduce_scatter`, as its third argument: that call "
         "gets `\"sum\"` there, where it got `\"avg\"`. The PR makes the same change in 1 more call."
     )
+
+
+def test_a_value_rewritten_over_several_lines_is_said_whole_in_what_changed_and_the_risk():
+    # vLLM #34396: the kernel config's size now comes from the LoRA weights' shapes.
+    rewrapped = changed("vllm/lora/layers/fused_moe.py", (
+        "@@ -83,7 +83,11 @@ class FusedMoEWithLoRA(BaseLayerWithLoRA):\n"
+        "         if envs.VLLM_TUNED_CONFIG_FOLDER:\n"
+        "             hidden_size = layer.hidden_size\n"
+        "-            intermediate_size = layer.intermediate_size_per_partition\n"
+        "+            intermediate_size = (\n"
+        "+                self.w2_lora_a_stacked[0].shape[-1]\n"
+        "+                if op_prefix == \"w2\"\n"
+        "+                else self.w13_lora_b_stacked[0].shape[-2]\n"
+        "+            )\n"
+        "             shrink_config = get_lora_op_configs(\n"
+    ))  # fmt: skip
+    pr = pr_of(rewrapped)
+    new = (
+        "`self.w2_lora_a_stacked[0].shape[-1] if op_prefix == \"w2\" else "
+        "self.w13_lora_b_stacked[0].shape[-2]`"
+    )
+    finished = finish(SummarySections("", "", "", ""), pr, extract_facts(pr))
+    assert finished.what_changed.startswith(
+        f"In `FusedMoEWithLoRA`, `intermediate_size` becomes {new} where it was "
+        "`layer.intermediate_size_per_partition`."
+    )
+    assert finished.potential_risks == (
+        f"In `FusedMoEWithLoRA`, `intermediate_size` is now {new}, where it was "
+        "`layer.intermediate_size_per_partition`: the code below that reads it gets the new "
+        "value."
+    )
