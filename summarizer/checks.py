@@ -72,6 +72,7 @@ from summarizer.file_kinds import (
     runs_code,
 )
 from summarizer.filler import invented_benefit, invented_expansion, invented_setting, padding
+from summarizer.gated_claims import enables_what_it_gates
 from summarizer.hunks import indent_of, parse_hunks
 from summarizer.listed_items import turned_backwards
 from summarizer.placement import (
@@ -233,8 +234,10 @@ def _guard_called_new(field: str, sentence: str, evidence: _Evidence) -> list[Fi
 def _flag_backwards(field: str, sentence: str, evidence: _Evidence) -> list[Finding]:
     """A flag said to go the way the PR does not turn it (summarizer/listed_items.py: vLLM
     #35081 "disables chunked prefill for POWER", where it drops POWER from the CPUs that
-    get it disabled)."""
-    if why := turned_backwards(sentence, evidence.pr):
+    get it disabled), or something said enabled where the PR only adds a requirement to the
+    predicate that decides it (summarizer/gated_claims.py: #35250)."""
+    pr = evidence.pr
+    if why := turned_backwards(sentence, pr) or enables_what_it_gates(sentence, pr):
         return [Finding(FindingKind.INVERTED, field, sentence, why)]
     return []
 
