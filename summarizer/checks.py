@@ -201,6 +201,7 @@ def check_answer(
             findings += _revert_claimed(field, sentence, evidence)
             findings += _guard_called_new(field, sentence, evidence)
             findings += _flag_backwards(field, sentence, evidence)
+            findings += _comment_only_effect(field, sentence, evidence)
             if field != "headline":
                 findings += _padded(field, sentence, evidence)
             if small_model:
@@ -239,6 +240,23 @@ def _flag_backwards(field: str, sentence: str, evidence: _Evidence) -> list[Find
     pr = evidence.pr
     if why := turned_backwards(sentence, pr) or enables_what_it_gates(sentence, pr):
         return [Finding(FindingKind.INVERTED, field, sentence, why)]
+    return []
+
+
+_EFFECT = re.compile(r"\b(?:affect\w*|behaviou?r\w*|functionality|alter\w*)\b", re.IGNORECASE)
+
+
+def _comment_only_effect(field: str, sentence: str, evidence: _Evidence) -> list[Finding]:
+    """A file whose change is only comments or docstrings said to affect what the code does
+    (vLLM #32365: "the modification of `vllm/v1/worker/cpu_worker.py` will affect the
+    behavior of the CPU worker", where the PR adds one comment there)."""
+    if not _EFFECT.search(sentence):
+        return []
+    for f in evidence.pr.files:
+        name = PurePosixPath(f.filename).name
+        if (f.filename in sentence or f"`{name}`" in sentence) and f.patch and only_prose(f):
+            why = f"says `{f.filename}` affects what the code does, but the PR changes only comments there"
+            return [Finding(FindingKind.CONTRADICTS_FACTS, field, sentence, why)]
     return []
 
 
