@@ -1099,14 +1099,24 @@ def decide_type(
     """The type shown: a revert is SUBSTANTIAL; a PR that only touches tests, docs or CI, a
     tiny one that defines nothing, or a clean-up that only deletes code (`facts` show it) is
     TRIVIAL unless the model's reason names code that the diff changes outside those files;
-    a default flipped is SUBSTANTIAL; otherwise the model's type."""
+    a default flipped, or new definitions in the code that runs, are SUBSTANTIAL whatever the
+    model says; otherwise the model's type."""
     if is_revert(pr) or (facts is not None and flipped_defaults(facts)):
         return ChangeType.SUBSTANTIAL
     if model_type == ChangeType.TRIVIAL:
-        return model_type
+        # New code is never tiny: on the dev days the small model called a PR of 7 new
+        # definitions TRIVIAL (vLLM #30357), and no PR the real report calls TRIVIAL adds one.
+        new_code = facts is not None and adds_running_definitions(pr, facts)
+        return ChangeType.SUBSTANTIAL if new_code else model_type
     if not (looks_trivial(pr) or (facts is not None and only_moves_or_deletes(pr, facts))):
         return model_type
     return model_type if _reason_checks_out(model_reason or "", pr) else ChangeType.TRIVIAL
+
+
+def adds_running_definitions(pr: PullRequest, facts: ChangeFacts) -> bool:
+    """The PR adds a function, class, method or kernel to the code that runs."""
+    running = {f.filename for f in pr.files if runs_code(f)}
+    return any(d.change == "added" and d.file in running for d in facts.definitions)
 
 
 def flipped_defaults(facts: ChangeFacts) -> list[Setting]:

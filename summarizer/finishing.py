@@ -36,6 +36,7 @@ from summarizer.call_arguments import (
     required_params,
 )
 from summarizer.checks import (
+    adds_running_definitions,
     boilerplate_sentences,
     names_pr_code,
     shaped_like_code,
@@ -163,7 +164,7 @@ def _rewrapped_to_say(
 ) -> list[RewrappedAssignment]:
     """A value rewritten over several lines that the model's words do not name, where the
     PR adds no definition (beside new code it is a detail)."""
-    if _adds_definitions(pr, facts):
+    if adds_running_definitions(pr, facts):
         return []
     return [r for r in rewrapped_assignments(pr) if f"`{r.name}`" not in what][:1]
 
@@ -171,12 +172,7 @@ def _rewrapped_to_say(
 def _listed_to_say(pr: PullRequest, facts: ChangeFacts) -> list[ListedItems]:
     """Items added to or dropped from a literal, where the PR adds no definition: beside
     new code, a registry's entry is how it is reached, not what the PR does."""
-    return [] if _adds_definitions(pr, facts) else listed_items(pr)
-
-
-def _adds_definitions(pr: PullRequest, facts: ChangeFacts) -> bool:
-    running = {f.filename for f in pr.files if runs_code(f)}
-    return any(d.change == "added" and d.file in running for d in facts.definitions)
+    return [] if adds_running_definitions(pr, facts) else listed_items(pr)
 
 
 def _branches_to_say(pr: PullRequest, facts: ChangeFacts, what: str) -> list[NewBranch]:
@@ -941,7 +937,7 @@ def _code_shape_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     # An item added to a registry, or an attribute a new object is set to, is how new code is
     # reached: the new code is the concern. In code that was there, what a lookup of the item
     # or a read of the attribute now finds is exact.
-    if not any(d.change == "added" for d in changed) and (shaped := _code_that_was_there_risk(pr)):
+    if not adds_running_definitions(pr, facts) and (shaped := _code_that_was_there_risk(pr)):
         return shaped
     if changed:
         return _definitions_risk(changed, pr, facts)

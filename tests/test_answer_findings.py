@@ -405,6 +405,21 @@ def test_a_clean_up_that_only_deletes_code_is_trivial():
     assert decide_type(DEAD_CODE, ChangeType.SUBSTANTIAL, reason, facts) == ChangeType.TRIVIAL
 
 
+def test_new_definitions_in_the_code_that_runs_are_substantial_whatever_the_model_says():
+    # vLLM #30357's shape: the small model called a PR of new classes TRIVIAL.
+    new_class = PullRequest(
+        repo="o/r", number=6, title="Add an OSS MoE method", url="u", author="a", state="merged",
+        files=(ChangedFile("vllm/model_executor/layers/quantization/quark/quark_moe.py",
+                           additions=3, patch="@@ -40,2 +40,5 @@ import torch\n def keep():\n"
+                           "     pass\n+class OssMoEMethod:\n+    def apply(self):\n"
+                           "+        return 1\n"),),
+    )  # fmt: skip
+    facts = extract_facts(new_class)
+    assert decide_type(new_class, ChangeType.TRIVIAL, "", facts) == ChangeType.SUBSTANTIAL
+    # Tests only, the model's TRIVIAL stands.
+    assert decide_type(TEST_ONLY, ChangeType.TRIVIAL, "", extract_facts(TEST_ONLY)) == ChangeType.TRIVIAL
+
+
 def test_a_deletion_that_removes_a_setting_keeps_the_models_type():
     facts = extract_facts(UNUSED_FLAG)
     assert [s.name for s in facts.settings] == ["--legacy-mode"]
