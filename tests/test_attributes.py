@@ -137,6 +137,6 @@ def test_a_class_attribute_a_subclass_no_longer_sets_is_inherited_instead():
     ))  # fmt: skip
     assert risk_of(pr_with(inherited)) == (
         "`Mamba1AttentionMetadataBuilder` no longer sets `supports_update_block_table: bool = "
-        "False` itself: code that reads `supports_update_block_table` on it now gets what its "
-        "base class sets, or `AttributeError` if none does, where it got `False`."
+        "False` itself: code that reads `supports_update_block_table` on it now gets the value "
+        "its base class sets, where it got `False`."
     )
