@@ -40,6 +40,7 @@ _PRAISE = re.compile(
     r"|\bsmall but (?:important|significant|crucial|meaningful)\b"
     r"|\bgood (?:example|practice|illustration) of\b"
     r"|\b(?:safe to merge|good practice to)\b"
+    r"|\b(?:PR|change|changes|update|fix) (?:is|are|should be) safe\b"
     r"|\bcan have a (?:big|significant|large) impact\b",
     re.IGNORECASE,
 )
@@ -95,12 +96,28 @@ _FIXED_QUALITIES = ("accura", "correct", "reliab", "stab", "robust", "consisten"
 _FIX = re.compile(r"\b(?:bug ?fix|fix(?:es|ed|ing)?|bug|broken|crash\w*|wrong|incorrect)\b", re.I)
 
 
+# "The change affects the behavior of the `RMSNormGated` layer.": that a change to code
+# changes what it does, with nothing of how. The small model wrote it in 36 sentences of the
+# 122 dev-day summaries; the reader called the bare ones empty. One that goes on to say how
+# ("by changing the device the tensors are allocated on") says something, and stays.
+_BARE_EFFECT = re.compile(
+    r"\b(?:affect(?:s|ed|ing)?|alter(?:s|ed|ing)?)\s+(?:the\s+)?"
+    r"(?:behaviou?r|functionality|performance|way)(?:\s+(?:and|or)\s+(?:the\s+)?\w+)?\s+of\b"
+    r"(?P<rest>[^.:;]*)\.?\s*$",
+    re.IGNORECASE,
+)
+_HOW = re.compile(r"\b(?:by|because|since|when|whenever|so that|so|as|which|where|if|unless)\b", re.I)
+
+
 def padding(sentence: str) -> str:
-    """Why the sentence is padding: advice to "developers", or praise; "" when it is not."""
+    """Why the sentence is padding: advice to "developers", praise, or a bare "affects the
+    behavior of"; "" when it is not."""
     if m := _ADVICE.search(sentence):
         return f'is advice that says nothing about this PR ("{m.group(0)} …")'
     if m := _PRAISE.search(sentence):
         return f'is a verdict with no content ("{m.group(0)}")'
+    if (m := _BARE_EFFECT.search(sentence)) and not _HOW.search(m["rest"]):
+        return "says only that the change affects what the code does, not how"
     return ""
 
 

@@ -65,6 +65,17 @@ def test_advice_that_asks_for_care_is_padding_but_advice_that_names_a_step_is_no
     assert not padding("Developers should call `update_block_hashes` after extending a prompt.")
 
 
+def test_a_bare_affects_the_behavior_of_is_padding_but_one_that_says_how_is_not():
+    assert padding("The change affects the behavior of the `RMSNormGated` layer.")
+    assert padding("The removal will affect the performance and functionality of the executor.")
+    assert padding("The relaxation of the test does not affect the functionality of `f`.")
+    assert padding("The PR is safe to make as long as the link is used.")
+    assert not padding(
+        "The change affects the behavior of the `RoutedExpertsCapturer` class by changing the "
+        "device on which the tensors are allocated."
+    )
+
+
 def test_key_insights_of_advice_alone_are_written_from_the_facts():
     advice = (
         "Developers should be aware of the potential risks associated with the PR. "
