@@ -44,6 +44,7 @@ from summarizer.checks import (
     tidy,
 )
 from summarizer.claims import CODE_SPAN, diff_lines, grounded_names, pr_corpus
+from summarizer.dispatch import dispatch_sentence, dispatches
 from summarizer.facts import (
     MACRO_BLOCK,
     ChangeFacts,
@@ -116,7 +117,8 @@ def finish(
 
 def _what_changed(what: str, pr: PullRequest, facts: ChangeFacts, corpus: str) -> str:
     """The model's "what changed", led by what code says exactly: the lines a fix turns on,
-    the lines put under a new `if`, the new case, the list item, the value rewritten; a facts
+    the lines put under a new `if`, the new case, the list item, the value rewritten, the
+    values a new chain routes; a facts
     sentence where the model names too little, or the move it missed; the author's reason."""
     edits = edits_to_say(facts, pr, what)
     named = grounded_names(pr, SummarySections(what, "", "", ""), corpus)
@@ -131,11 +133,15 @@ def _what_changed(what: str, pr: PullRequest, facts: ChangeFacts, corpus: str) -
     listed = [] if listed and says_items(what, listed) else listed
     edits = [e for e in edits if e.old or not (listed and says_items(e.new, listed))]
     rewrapped = [] if branches or listed else _rewrapped_to_say(pr, facts, what)
+    routed = [] if branches else [d for d in dispatches(pr, facts) if code(d.subject) not in what]
     told = {e.enclosing for e in edits} | {g.enclosing for g in guards}
     told |= {b.enclosing for b in branches} | {x.enclosing for x in [*listed, *rewrapped][:1]}
+    told |= {d.enclosing for d in routed[:1]}
     sentence = change_sentence(facts, told=told | set(named))
     if listed and not says_items(sentence, listed):
         what = f"{listed_change_sentence(listed)} {what}"
+    if routed:
+        what = f"{dispatch_sentence(routed[0])} {what}"
     if rewrapped:
         r = rewrapped[0]
         place = in_place(r.enclosing, r.file)
