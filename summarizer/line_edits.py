@@ -143,8 +143,9 @@ def _pair(line: str, candidate: str, prose: bool = False) -> tuple[str, str] | N
         return None
     if not prose and _moved_a_level(line, candidate):
         return None
-    if prose:  # a command in a comment of an example is quoted without its `#`
-        line, candidate = _COMMENT.sub("", line), _COMMENT.sub("", candidate)
+    if prose:  # a command in a comment of an example is quoted without its leading `#`
+        # (only that one: `x = 3  # 1 trainer` keeps its own, vLLM #34992)
+        line, candidate = _COMMENT.sub("", line, count=1), _COMMENT.sub("", candidate, count=1)
     token = _WORD if prose else _TOKEN
     old, new, ops, similar = _compared(line.strip(), candidate.strip(), token)
     if not ops:
@@ -189,7 +190,7 @@ def _same_head(line: str, candidate: str) -> bool:
     return all(heads) and " ".join(heads[0].group(1).split()) == " ".join(heads[1].group(1).split())
 
 
-_COMMENT = re.compile(r"\s*(#|//|/\*|\*|--\s)")
+_COMMENT = re.compile(r"^\s*(#|//|/\*|\*|--\s)")
 _CODE_CHARS = re.compile(r"[()\[\]{}=<>_@$]")
 # A generator's `yield a, b` or a bare `return x` has no bracket, but no sentence starts so.
 _KEYWORD_STATEMENT = re.compile(r"\s*(?:yield|return|raise|await|del|assert)\s+\w[^.!?]*$")

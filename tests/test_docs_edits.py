@@ -54,6 +54,19 @@ def test_a_pr_of_docs_only_has_its_docs_lines_edited_as_facts_word_by_word():
     ]  # fmt: skip
 
 
+def test_a_line_of_an_example_keeps_its_trailing_comment_marker():
+    # vLLM #34992: the quote read `world_size = 3 1 trainer + …`, a line the diff never had.
+    commented = ChangedFile("examples/offline_inference/rlhf.py", additions=1, deletions=1, patch=(
+        "@@ -40,3 +40,3 @@ import ray\n"
+        "-world_size = 3  # 1 trainer + 2 inference workers\n"
+        "+world_size = 2  # 1 trainer + 1 inference worker\n"))  # fmt: skip
+    [edit] = extract_facts(pr_of(commented)).edits
+    assert (edit.old, edit.new) == (
+        "world_size = 3  # 1 trainer + 2 inference workers",
+        "world_size = 2  # 1 trainer + 1 inference worker",
+    )
+
+
 def test_the_summary_of_such_a_pr_quotes_the_edit():
     pr = pr_of(GUIDE, EXAMPLE)
     what = finish(SummarySections("", "", "", ""), pr, extract_facts(pr)).what_changed
