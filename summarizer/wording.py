@@ -108,23 +108,32 @@ def tests_sentence(pr: PullRequest, facts: ChangeFacts | None = None) -> str:
     if not tests:
         return "No test changes with it in this PR."
     said = f"The PR's only test changes are in {listed([code(t) for t in tests])}"
-    verbs = ("adds", "changes", "removes") if len(tests) == 1 else ("add", "change", "remove")
+    # Named by the one file that holds them, where it is one of several: "which together
+    # change `t`" read as if each file changed it (vLLM #32642).
+    holders = {d.file for d in _test_definitions(facts, ("added", "changed", "removed"))}
+    one = len(tests) == 1 or len(holders) == 1
+    verbs = ("adds", "changes", "removes") if one else ("add", "change", "remove")
     named = [
-        phrase(verb, [code(n) for n in _test_functions(facts, change)])
+        phrase(verb, [code(short_name(d.name)) for d in _test_definitions(facts, (change,))])
         for verb, change in zip(verbs, ("added", "changed", "removed"), strict=True)
-    ] if facts is not None else []  # fmt: skip
+    ]  # fmt: skip
     named = [n for n in named if n]
     if not named:
         return f"{said}."
+    if len(tests) > 1 and len(holders) == 1:
+        return f"{said}; {code(holders.pop())} {' and '.join(named)}."
     which = "which" if len(tests) == 1 else "which together"
     return f"{said}, {which} {' and '.join(named)}."
 
 
-def _test_functions(facts: ChangeFacts, change: str) -> list[str]:
-    """The test functions (`test_…`) of the PR's test files that it `change`s, by name."""
+def _test_definitions(facts: ChangeFacts | None, changes: tuple[str, ...]) -> list[Definition]:
+    """The test functions (`test_…`) of the PR's test files that it adds, changes or removes
+    (`changes`)."""
+    if facts is None:
+        return []
     return [
-        short_name(d.name) for d in facts.definitions
-        if d.change == change and is_test_file(d.file) and short_name(d.name).startswith("test")
+        d for d in facts.definitions
+        if d.change in changes and is_test_file(d.file) and short_name(d.name).startswith("test")
     ]  # fmt: skip
 
 

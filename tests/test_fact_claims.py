@@ -355,3 +355,12 @@ def test_the_tests_sentence_names_the_test_functions_added_changed_and_removed()
         "`test_old_behaviour`."
     )
     assert sentence_on_tests(pr) == "The PR's only test changes are in `tests/test_parser.py`."
+    # Beside a test file that defines nothing new, the one that does names its functions.
+    registry = ChangedFile("tests/models/registry.py", additions=1, patch=(
+        "@@ -1,2 +1,3 @@ _MODELS = {\n+    \"Qwen3_5\": _Info(\"q\"),\n }\n"))  # fmt: skip
+    two = pr_of("Fix", *SUBCLASS.files, tests, registry)
+    assert sentence_on_tests(two, extract_facts(two)) == (
+        "The PR's only test changes are in `tests/test_parser.py` and `tests/models/registry.py`; "
+        "`tests/test_parser.py` adds `test_reasoning_thinking_disabled` and changes `test_kept` "
+        "and removes `test_old_behaviour`."
+    )
