@@ -101,6 +101,7 @@ _SETS = re.compile(
 )
 _VALUE_CHARS = 60  # a longer value is not quoted: the attribute's name says which
 _LINE_CHARS = 80  # nor a longer declaration
+_GET_WITHOUT_DEFAULT = re.compile(r"(?P<mapping>[\w.]+)\.get\((?P<key>[^,()]+)\)")
 _BLOCK = re.compile(r"^\s*(?:if|elif|else|for|while|with|try|except|finally)\b")
 
 
@@ -175,10 +176,14 @@ def set_sentence(a: SetAttribute) -> str:
     """ "`C` now sets `self.x = v`: code that reads `x` on it gets that value, where …" """
     said = code(f"self.{a.name} = {a.value}" if a.value else f"self.{a.name}")
     default = f", `{a.default}` unless a caller passes `{a.value}`" if a.default else ""
-    return (
+    sentence = (
         f"{code(a.owner)} now sets {said}{default}: code that reads `{a.name}` on it gets "
         "that value, where before it raised `AttributeError` unless a base class set it."
     )
+    # `self.vocab.get("<think>")` is `None` for a vocabulary without it (vLLM #35352).
+    if m := _GET_WITHOUT_DEFAULT.fullmatch(a.value):
+        sentence += f" Where `{m['mapping']}` has no `{m['key']}`, it is `None`."
+    return sentence
 
 
 _CLASS_BODY = re.compile(r"^ {4}(?P<name>[A-Za-z]\w*)\s*(?::[^=]+)?=(?!=)\s*(?P<value>.+?)\s*$")

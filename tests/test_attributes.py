@@ -140,3 +140,16 @@ def test_a_class_attribute_a_subclass_no_longer_sets_is_inherited_instead():
         "False` itself: code that reads `supports_update_block_table` on it now gets the value "
         "its base class sets, where it got `False`."
     )
+
+
+def test_an_attribute_set_from_a_lookup_without_a_default_may_be_none():
+    # vLLM #35352: a vocabulary without `<think>` gives `None`.
+    looked_up = changed("vllm/reasoning/minimax_m2_reasoning_parser.py", (
+        "@@ -40,3 +40,4 @@ class MiniMaxM2AppendThinkReasoningParser(ReasoningParser):\n"
+        "         self.end_token_id = self.vocab.get(\"</think>\")\n"
+        "+        self.start_token_id = self.vocab.get(\"<think>\")\n"
+        "         self.end_token = \"</think>\"\n"
+    ))  # fmt: skip
+    assert risk_of(pr_with(looked_up)).endswith(
+        "Where `self.vocab` has no `\"<think>\"`, it is `None`."
+    )
