@@ -67,6 +67,7 @@ from summarizer.new_branches import NewBranch, branch_sentence, new_branches
 from summarizer.raises import raises_added
 from summarizer.rationale import reason_sentence
 from summarizer.reach import reach, reach_clause
+from summarizer.rebound import rebound_names, rebound_sentence
 from summarizer.rewrapped import RewrappedAssignment, rewrapped_assignments
 from summarizer.wording import (
     UNTESTED,
@@ -961,8 +962,8 @@ def _code_shape_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
 
 
 def _code_that_was_there_risk(pr: PullRequest) -> FactRisk | None:
-    """An item listed, an attribute set or inherited, a value rewritten over several lines:
-    exact, in code that was there."""
+    """A value rewritten over several lines, a name rebound, an item listed, an attribute set
+    or inherited: exact, in code that was there."""
     if rewritten := rewrapped_assignments(pr):
         r = rewritten[0]
         return FactRisk(
@@ -970,6 +971,8 @@ def _code_that_was_there_risk(pr: PullRequest) -> FactRisk | None:
             f"`{r.old}`: the code below that reads it gets the new value.",
             (r.name,), exact=True,
         )  # fmt: skip
+    if rebound := rebound_names(pr):
+        return FactRisk(rebound_sentence(rebound[0]), (rebound[0].name,), exact=True)
     if items := listed_risk(pr, matched=False):
         return FactRisk(items.sentence, items.names, exact=True)
     if now_set := attributes_set(pr):

@@ -433,3 +433,21 @@ def test_a_value_rewritten_over_several_lines_is_said_whole_in_what_changed_and_
         "`layer.intermediate_size_per_partition`: the code below that reads it gets the new "
         "value."
     )
+
+
+def test_a_name_rebound_by_an_added_line_changes_every_read_below_it():
+    # vLLM #35396: heterogeneous Nemotron-H layers read their own config.
+    rebound = changed("vllm/model_executor/models/nemotron_h.py", (
+        "@@ -298,6 +298,10 @@ class NemotronHMLPDecoderLayer(nn.Module):\n"
+        "         hybrid_override_pattern = config.hybrid_override_pattern\n"
+        "+        get_layer_config = getattr(config, \"get_nemotron_h_config_for_layer\", None)\n"
+        "+        layer_config = get_layer_config(layer_idx) if get_layer_config else config\n"
+        "+        config = layer_config\n"
+        "+\n"
+        "         if isinstance(config.intermediate_size, list):\n"
+    ))  # fmt: skip
+    assert risk_of(pr_of(rebound)) == (
+        "In `NemotronHMLPDecoderLayer`, the PR rebinds `config` to `layer_config`: the code "
+        "below it that reads `config`, from `config.intermediate_size` on, now reads "
+        "`layer_config`."
+    )
