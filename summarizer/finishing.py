@@ -1133,8 +1133,9 @@ def _definitions_risk(
         # new code is called from, under which `if`, says who would meet a mistake in it.
         them = "it" if len(beside) == 1 else "them"
         found = reach(pr, [d for d in changed if d.change == "added"])
+        scope = reach_clause(found) if found else _new_case_clause(pr, facts)
         shows = (
-            f"{reach_clause(found)}, so a mistake there shows only in such a run" if found
+            f"{scope}, so a mistake there shows only in such a run" if scope
             else "a mistake there shows only when that code runs"
         )  # fmt: skip
         return FactRisk(
@@ -1145,6 +1146,18 @@ def _definitions_risk(
         f"In `{path}`, {' and '.join(parts)}. {tests_sentence(pr, facts)}",
         tuple(d.name for d in beside),
     )
+
+
+def _new_case_clause(pr: PullRequest, facts: ChangeFacts) -> str:
+    """ "the new code in `f` runs only where `x` holds": of a new `if` block that is the
+    PR's new code in a definition that was there (vLLM #34906's biases, for a MoE that has
+    them), which says who meets a mistake in it."""
+    branches = [b for b in new_branches(pr, facts) if not b.exits and not b.otherwise]
+    if not branches:
+        return ""
+    b = branches[0]
+    where = f"`{b.enclosing}`" if b.enclosing else f"`{b.file}`"
+    return f"the new code in {where} runs only where `{b.condition}` holds"
 
 
 _ASSIGNED = re.compile(r"([\w.]+|\"[\w.]+\"|'[\w.]+')\s*[=:]\s*(.+)")

@@ -451,3 +451,23 @@ def test_a_name_rebound_by_an_added_line_changes_every_read_below_it():
         "below it that reads `config`, from `config.intermediate_size` on, now reads "
         "`layer_config`."
     )
+
+
+def test_untested_code_added_under_a_new_if_is_said_with_the_case_that_runs_it():
+    # vLLM #34906: the biases are registered only for a MoE that has them.
+    biased = changed("vllm/model_executor/layers/quantization/fp8.py", (
+        "@@ -758,3 +758,8 @@ class Fp8MoEMethod(FusedMoEMethodBase):\n"
+        "         layer.register_parameter(\"w2_weight\", w2_weight)\n"
+        "         set_weight_attrs(w2_weight, extra_weight_attrs)\n"
+        " \n"
+        "+        if self.moe.has_bias:\n"
+        "+            w13_bias = torch.nn.Parameter(torch.zeros(num_experts), requires_grad=False)\n"
+        "+            layer.register_parameter(\"w13_bias\", w13_bias)\n"
+        "+            set_weight_attrs(w13_bias, extra_weight_attrs)\n"
+        "+\n"
+        "         # WEIGHT_SCALES\n"
+    ))  # fmt: skip
+    assert risk_of(pr_of(biased)).endswith(
+        "no test in this PR covers it: the new code in `Fp8MoEMethod` runs only where "
+        "`self.moe.has_bias` holds, so a mistake there shows only in such a run."
+    )
