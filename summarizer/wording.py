@@ -150,4 +150,8 @@ def scope_sentence(pr: PullRequest) -> str:
         counts[1] = f"removes {removed}"  # "adds 4 lines and removes 1"
     size = " and ".join(counts) or "changes no lines"
     files = listed([code(f.filename) for f in running])
-    return f"Outside tests, docs and CI, the PR {size}, in {files}."
+    # `tools/` counts with CI (the developers' own scripts); a reader who sees one changed
+    # took "outside CI" to leave it in (vLLM #35314's profiler help text).
+    tools = any(f.filename.startswith("tools/") for f in pr.files)
+    outside = "tests, docs, CI and tools" if tools else "tests, docs and CI"
+    return f"Outside {outside}, the PR {size}, in {files}."

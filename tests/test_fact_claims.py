@@ -15,6 +15,7 @@ from bot.core.models import ChangedFile, ChangeType, PullRequest, SummarySection
 from summarizer.checks import Finding, FindingKind, check_answer, remove_sentences
 from summarizer.facts import extract_facts
 from summarizer.finishing import fillable, finish
+from summarizer.wording import scope_sentence
 from summarizer.wording import tests_sentence as sentence_on_tests
 from tests.conftest import REPO, make_pr
 from tests.fakes.github import FakeFile
@@ -363,4 +364,16 @@ def test_the_tests_sentence_names_the_test_functions_added_changed_and_removed()
         "The PR's only test changes are in `tests/test_parser.py` and `tests/models/registry.py`; "
         "`tests/test_parser.py` adds `test_reasoning_thinking_disabled` and changes `test_kept` "
         "and removes `test_old_behaviour`."
+    )
+
+
+def test_the_scope_sentence_says_tools_are_left_out_where_the_pr_changes_one():
+    edit = "@@ -1 +1 @@\n-a = 1\n+a = 2\n"
+    pr = pr_of(
+        "Fix links",
+        ChangedFile("vllm/config.py", additions=1, deletions=1, patch=edit),
+        ChangedFile("tools/profiler/print.py", additions=1, deletions=1, patch=edit),
+    )
+    assert scope_sentence(pr) == (
+        "Outside tests, docs, CI and tools, the PR adds 1 line and removes 1, in `vllm/config.py`."
     )
