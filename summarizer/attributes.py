@@ -23,7 +23,7 @@ gets its base class's value. Who reads it now sees that value, not the one the P
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.core.models import ChangedFile, PullRequest
 from summarizer.brackets import unclosed
@@ -112,6 +112,7 @@ class SetAttribute:
     name: str
     value: str  # as assigned, "" when too long to quote
     default: str  # the default of the new parameter the value is, or ""
+    reader: str = ""  # the definition whose added lines read it, if any
 
 
 def attributes_set(pr: PullRequest) -> list[SetAttribute]:
@@ -127,8 +128,20 @@ def attributes_set(pr: PullRequest) -> list[SetAttribute]:
                 for r in h.old.changed
                 if (m := _SETS.match(h.old.lines[r]))
             }
-            out += [a for h in hunks for a in _set_in(f.filename, h) if a.name not in was_set]
+            found = [a for h in hunks for a in _set_in(f.filename, h) if a.name not in was_set]
+            out += [replace(a, reader=_new_reader(f.filename, hunks, a.name)) for a in found]
     return out
+
+
+def _new_reader(path: str, hunks: list[Hunk], name: str) -> str:
+    """The definition whose lines the PR adds read `self.name`, if any: then the attribute
+    serves new code, and no older reader raised for its lack (vLLM #35352)."""
+    read = re.compile(rf"\bself\.{name}\b(?!\s*(?::[^=]+)?=[^=])")
+    for h in hunks:
+        for row in sorted(h.new.changed):
+            if read.search(h.new.lines[row]):
+                return line_owner(path, h, True, row) or path
+    return ""
 
 
 def _set_in(path: str, hunk: Hunk) -> list[SetAttribute]:
@@ -177,7 +190,10 @@ def set_sentence(a: SetAttribute) -> str:
     said = code(f"self.{a.name} = {a.value}" if a.value else f"self.{a.name}")
     default = f", `{a.default}` unless a caller passes `{a.value}`" if a.default else ""
     sentence = (
-        f"{code(a.owner)} now sets {said}{default}: code that reads `{a.name}` on it gets "
+        f"{code(a.owner)} now sets {said}{default}, which the PR's new code in "
+        f"{code(a.reader)} reads."
+        if a.reader
+        else f"{code(a.owner)} now sets {said}{default}: code that reads `{a.name}` on it gets "
         "that value, where before it raised `AttributeError` unless a base class set it."
     )
     # `self.vocab.get("<think>")` is `None` for a vocabulary without it (vLLM #35352).

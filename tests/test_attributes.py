@@ -153,3 +153,23 @@ def test_an_attribute_set_from_a_lookup_without_a_default_may_be_none():
     assert risk_of(pr_with(looked_up)).endswith(
         "Where `self.vocab` has no `\"<think>\"`, it is `None`."
     )
+
+
+def test_an_attribute_the_prs_own_new_code_reads_is_said_with_that_reader():
+    # vLLM #35352: nothing read `start_token_id` before; the new check does.
+    read_by_new = changed("vllm/reasoning/minimax_m2_reasoning_parser.py", (
+        "@@ -40,3 +40,4 @@ class MiniMaxM2AppendThinkReasoningParser(ReasoningParser):\n"
+        "         self.end_token_id = self.vocab.get(\"</think>\")\n"
+        "+        self.start_token_id = self.vocab.get(\"<think>\")\n"
+        "         self.end_token = \"</think>\"\n"
+        "@@ -60,3 +61,4 @@ class MiniMaxM2AppendThinkReasoningParser(ReasoningParser):\n"
+        "     def is_reasoning_end(self, input_ids):\n"
+        "         for token in reversed(input_ids):\n"
+        "+            if token == self.start_token_id:\n"
+        "                 return False\n"
+    ))  # fmt: skip
+    assert risk_of(pr_with(read_by_new)).startswith(
+        "`MiniMaxM2AppendThinkReasoningParser` now sets `self.start_token_id = "
+        "self.vocab.get(\"<think>\")`, which the PR's new code in "
+        "`MiniMaxM2AppendThinkReasoningParser.is_reasoning_end` reads."
+    )
