@@ -109,3 +109,15 @@ def _shared_prefix(values: list[str]) -> str:
     """`AttentionBackendEnum.` where every value is a member of it."""
     owners = {v.rsplit(".", 1)[0] for v in values if "." in v}
     return f"{owners.pop()}." if len(owners) == 1 and all("." in v for v in values) else ""
+
+
+def dispatch_risk_sentence(d: Dispatch) -> str:
+    """What a dispatch that replaced an assertion lets through: the other routes, which this
+    code never ran before, and what any other value gets."""
+    prefix = _shared_prefix([v for v, _ in d.routes])
+    routes = listed([f"{code(v.removeprefix(prefix))} now runs {code(c)}" for v, c in d.routes[1:]])
+    other = f", and any other value {d.otherwise}" if d.otherwise else ""
+    return (
+        f"{in_place(d.enclosing, d.file)}, where it asserted {code(d.asserted)}, {routes}{other}: "
+        "those paths never ran here before."
+    )

@@ -44,7 +44,7 @@ from summarizer.checks import (
     tidy,
 )
 from summarizer.claims import CODE_SPAN, diff_lines, grounded_names, pr_corpus
-from summarizer.dispatch import dispatch_sentence, dispatches
+from summarizer.dispatch import dispatch_risk_sentence, dispatch_sentence, dispatches
 from summarizer.facts import (
     MACRO_BLOCK,
     ChangeFacts,
@@ -944,7 +944,7 @@ def _code_shape_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     # An item added to a registry, or an attribute a new object is set to, is how new code is
     # reached: the new code is the concern. In code that was there, what a lookup of the item
     # or a read of the attribute now finds is exact.
-    if not adds_running_definitions(pr, facts) and (shaped := _code_that_was_there_risk(pr)):
+    if not adds_running_definitions(pr, facts) and (shaped := _code_that_was_there_risk(pr, facts)):
         return shaped
     if changed:
         return _definitions_risk(changed, pr, facts)
@@ -961,9 +961,9 @@ def _code_shape_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     return None
 
 
-def _code_that_was_there_risk(pr: PullRequest) -> FactRisk | None:
-    """A value rewritten over several lines, a name rebound, an item listed, an attribute set
-    or inherited: exact, in code that was there."""
+def _code_that_was_there_risk(pr: PullRequest, facts: ChangeFacts) -> FactRisk | None:
+    """A value rewritten over several lines, an assertion turned into a dispatch, a name
+    rebound, an item listed, an attribute set or inherited: exact, in code that was there."""
     if rewritten := rewrapped_assignments(pr):
         r = rewritten[0]
         return FactRisk(
@@ -971,6 +971,8 @@ def _code_that_was_there_risk(pr: PullRequest) -> FactRisk | None:
             f"`{r.old}`: the code below that reads it gets the new value.",
             (r.name,), exact=True,
         )  # fmt: skip
+    if asserted := [d for d in dispatches(pr, facts) if d.asserted]:
+        return FactRisk(dispatch_risk_sentence(asserted[0]), (asserted[0].subject,), exact=True)
     if rebound := rebound_names(pr):
         return FactRisk(rebound_sentence(rebound[0]), (rebound[0].name,), exact=True)
     if items := listed_risk(pr, matched=False):

@@ -1,5 +1,6 @@
 """A chain of `if`/`elif` on one value that the PR adds to code that was there is said as its
-routes: which value goes to which call, and what any other value gets. A chain whose
+routes: which value goes to which call, and what any other value gets; where it takes the
+place of an assertion, the routes that never ran there are the risk. A chain whose
 branches compare different values, or one in a new function, is not a dispatch to say."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from bot.core.models import SummarySections
 from summarizer.dispatch import dispatches
 from summarizer.facts import extract_facts
 from summarizer.finishing import finish
-from tests.diffs import changed, pr_of
+from tests.diffs import changed, pr_of, risk_of
 
 # vLLM #35010: XPU's vision attention took only FLASH_ATTN.
 ROUTED = changed("vllm/model_executor/layers/attention/mm_encoder_attention.py", (
@@ -41,6 +42,14 @@ def test_what_changed_says_which_value_goes_where_and_what_it_asserted_before():
         "`_forward_fa`, `TRITON_ATTN` to `_forward_triton` and `TORCH_SDPA` to "
         "`_forward_sdpa`; any other value raises `ValueError`, where it asserted "
         "`self.is_flash_attn_backend`."
+    )
+
+
+def test_the_risk_is_the_routes_that_never_ran_where_the_assertion_stood():
+    assert risk_of(pr_of(ROUTED)) == (
+        "In `MMEncoderAttention`, where it asserted `self.is_flash_attn_backend`, `TRITON_ATTN` "
+        "now runs `_forward_triton` and `TORCH_SDPA` now runs `_forward_sdpa`, and any other "
+        "value raises `ValueError`: those paths never ran here before."
     )
 
 
