@@ -24,3 +24,15 @@ def risk_of(pr: PullRequest) -> str:
     risk = fact_risk(extract_facts(pr), pr)
     assert risk is not None
     return risk.sentence
+
+
+# vLLM #34813: the scaling leaves the `else:` to run in both cases, its text rewritten too.
+OUT_OF_ELSE = changed("vllm/model_executor/models/granitemoehybrid.py", (
+    "@@ -378,7 +378,7 @@ class GraniteMoeHybridModel(nn.Module):\n"
+    "                 hidden_states = inputs_embeds\n"
+    "             else:\n"
+    "                 hidden_states = self.embed_input_ids(input_ids)\n"
+    "-                hidden_states = hidden_states * self.embedding_multiplier\n"
+    "+            hidden_states *= self.embedding_multiplier\n"
+    "             residual = None\n"
+))  # fmt: skip

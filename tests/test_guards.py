@@ -11,7 +11,7 @@ from summarizer.facts import extract_facts
 from summarizer.finishing import finish
 from summarizer.guards import NewGuard, new_guards
 from summarizer.unguarded import unguarded, unguarded_sentence
-from tests.diffs import changed, risk_of
+from tests.diffs import OUT_OF_ELSE, changed, risk_of
 from tests.diffs import pr_of as pr_with
 
 
@@ -103,15 +103,7 @@ def diff_pr(path: str, patch: str) -> PullRequest:
 
 def test_a_statement_taken_out_of_an_else_now_runs_for_the_branch_above_it_too():
     # vLLM #34813: embeddings a caller passes in are scaled now too.
-    taken_out = diff_pr("vllm/model_executor/models/granitemoehybrid.py", (
-        "@@ -378,7 +378,7 @@ class GraniteMoeHybridModel(nn.Module):\n"
-        "                 hidden_states = inputs_embeds\n"
-        "             else:\n"
-        "                 hidden_states = self.embed_input_ids(input_ids)\n"
-        "-                hidden_states = hidden_states * self.embedding_multiplier\n"
-        "+            hidden_states *= self.embedding_multiplier\n"
-        "             residual = None\n"
-    ))  # fmt: skip
+    taken_out = pr_with(OUT_OF_ELSE)
     assert risk_of(taken_out) == (
         "In `GraniteMoeHybridModel`, `hidden_states *= self.embedding_multiplier` now runs "
         "after the whole `if`/`else`, not only in its `else:`: the case that runs "

@@ -14,17 +14,12 @@ from summarizer.facts import extract_facts, facts_from_json, facts_to_json, rend
 from summarizer.finishing import edit_sentence, edits_to_say, finish, risk_sentence
 from summarizer.line_edits import LineEdit, core
 from tests.conftest import REPO, make_pr
+from tests.diffs import OUT_OF_ELSE, changed
 from tests.fakes.github import FakeFile
 
 
 def pr_of(*files: ChangedFile) -> PullRequest:
     return PullRequest(REPO, 1, "A fix", "u", "a", "merged", files=files)
-
-
-def changed(filename: str, patch: str) -> ChangedFile:
-    plus = sum(1 for line in patch.splitlines() if line.startswith("+"))
-    minus = sum(1 for line in patch.splitlines() if line.startswith("-"))
-    return ChangedFile(filename, "modified", plus, minus, patch)
 
 
 # vLLM #32975: the length of a list copied on every call becomes a method's count.
@@ -205,16 +200,7 @@ def test_lines_paired_across_a_rewrite_into_another_function_or_block_are_not_ed
         "+                message=self._accumulated_text,\n"
         "             )\n"
     ))  # fmt: skip
-    # vLLM #34813: the scaling left the `else:` to run in both cases; its text changed too.
-    out_of_else = changed("vllm/model_executor/models/granitemoehybrid.py", (
-        "@@ -378,7 +378,7 @@ class GraniteMoeHybridModel(nn.Module):\n"
-        "             else:\n"
-        "                 hidden_states = self.embed_input_ids(input_ids)\n"
-        "-                hidden_states = hidden_states * self.embedding_multiplier\n"
-        "+            hidden_states *= self.embedding_multiplier\n"
-        "             residual = None\n"
-    ))  # fmt: skip
-    assert edits_of(rewritten, moved_out, out_of_else) == []
+    assert edits_of(rewritten, moved_out, OUT_OF_ELSE) == []
 
 
 def test_stored_facts_keep_their_edits_and_older_facts_load_without_them():
