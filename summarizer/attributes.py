@@ -27,9 +27,10 @@ from dataclasses import dataclass, replace
 
 from bot.core.models import ChangedFile, PullRequest
 from summarizer.brackets import unclosed
+from summarizer.code_hunks import block_head
 from summarizer.facts import line_owner
 from summarizer.file_kinds import runs_code
-from summarizer.hunks import Hunk, parse_hunks
+from summarizer.hunks import Hunk, Side, parse_hunks
 from summarizer.wording import code
 
 # `self.name: Type = value`: a declaration, not a reassignment somewhere in a method.
@@ -150,7 +151,7 @@ def _set_in(path: str, hunk: Hunk) -> list[SetAttribute]:
     found = []
     for row in sorted(hunk.new.changed):
         m = _SETS.match(hunk.new.lines[row])
-        if not m or _under_block(hunk.new.lines, row):
+        if not m or _under_block(hunk.new, row):
             continue
         owner = next(
             (p for p in (line_owner(path, hunk, True, row) or "").split(".") if p[:1].isupper()), ""
@@ -163,14 +164,11 @@ def _set_in(path: str, hunk: Hunk) -> list[SetAttribute]:
     return found
 
 
-def _under_block(lines: list[str], row: int) -> bool:
+def _under_block(side: Side, row: int) -> bool:
     """Whether the line is in the body of an `if`, a loop, a `with` or a `try`: set in some
     cases only, which summarizer/new_branches.py says."""
-    depth = len(lines[row]) - len(lines[row].lstrip())
-    for text in reversed(lines[:row]):
-        if text.strip() and len(text) - len(text.lstrip()) < depth:
-            return bool(_BLOCK.match(text))
-    return False
+    head = block_head(side, row)
+    return head is not None and bool(_BLOCK.match(side.lines[head]))
 
 
 def _default(hunk: Hunk, value: str) -> str:

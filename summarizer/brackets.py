@@ -6,6 +6,16 @@ from __future__ import annotations
 
 import re
 
+# What each bracket does to the depth of the code around it.
+DEPTH = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
+_STRING = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'")
+
+
+def without_strings(code: str) -> str:
+    """`code` with each one-line string literal emptied (`"a(b"` becomes `""`): a bracket
+    inside a string opens nothing."""
+    return _STRING.sub('""', code)
+
 
 def split_top_level(text: str, separator: re.Pattern[str]) -> list[str]:
     """`text` cut at each match of `separator` that stands outside every bracket and

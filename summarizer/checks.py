@@ -49,6 +49,7 @@ from summarizer.claims import (
     normalize_code,
     pr_corpus,
 )
+from summarizer.conditions import ConditionChange
 from summarizer.fact_claims import (
     FactEvidence,
     called_effect,
@@ -72,9 +73,9 @@ from summarizer.file_kinds import (
     runs_code,
 )
 from summarizer.filler import invented_benefit, invented_expansion, invented_setting, padding
-from summarizer.gated_claims import enables_what_it_gates
+from summarizer.gated_claims import enables_what_it_gates, gates_added
 from summarizer.hunks import indent_of, parse_hunks
-from summarizer.listed_items import turned_backwards
+from summarizer.listed_items import ListedItems, listed_items, turned_backwards
 from summarizer.placement import (
     PlacedLine,
     commented_place,
@@ -134,6 +135,17 @@ class _Evidence:
         """The changed lines, each with the definition it is in: read only for a sentence
         that names a place."""
         return placed_lines(self.pr)
+
+    @cached_property
+    def listed(self) -> tuple[ListedItems, ...]:
+        """The items the PR adds to or drops from a literal: read once an answer, not once a
+        sentence."""
+        return tuple(listed_items(self.pr))
+
+    @cached_property
+    def gates(self) -> tuple[ConditionChange, ...]:
+        """The returned conditions the PR only adds a requirement to: read once an answer."""
+        return tuple(gates_added(self.pr))
 
     @cached_property
     def read(self) -> tuple[tuple[str, bool], ...]:
@@ -237,8 +249,8 @@ def _flag_backwards(field: str, sentence: str, evidence: _Evidence) -> list[Find
     #35081 "disables chunked prefill for POWER", where it drops POWER from the CPUs that
     get it disabled), or something said enabled where the PR only adds a requirement to the
     predicate that decides it (summarizer/gated_claims.py: #35250)."""
-    pr = evidence.pr
-    if why := turned_backwards(sentence, pr) or enables_what_it_gates(sentence, pr):
+    why = turned_backwards(sentence, evidence.listed)
+    if why := why or enables_what_it_gates(sentence, evidence.gates):
         return [Finding(FindingKind.INVERTED, field, sentence, why)]
     return []
 

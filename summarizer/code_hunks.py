@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import PurePosixPath
 
 from bot.core.models import PullRequest
+from summarizer.facts import is_code_line
 from summarizer.file_kinds import is_support_file
 from summarizer.hunks import Hunk, Side, indent_of, parse_hunks
 
@@ -34,6 +35,17 @@ def code_hunks(pr: PullRequest, suffixes: frozenset[str] = PYTHON) -> Iterator[t
             continue
         for hunk in parse_hunks(f.patch or ""):
             yield f.filename, hunk
+
+
+def block_head(side: Side, row: int) -> int | None:
+    """The row of the line whose block the line at `row` is in (an `if …:`, an `else:`, a
+    `def`): the first code line above it indented less; None where the fragment starts
+    inside that block. The way up from a line, as `block_rows` is the way down."""
+    depth = indent_of(side.lines[row])
+    for r in range(row - 1, -1, -1):
+        if is_code_line(side.lines[r]) and indent_of(side.lines[r]) < depth:
+            return r
+    return None
 
 
 def block_rows(side: Side, row: int) -> list[int]:

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from bot.core.models import PullRequest
+from summarizer.brackets import DEPTH, without_strings
 from summarizer.code_hunks import code_hunks
 from summarizer.conditions import ConditionChange, branch_action, parts_compared
 from summarizer.facts import is_code_line, line_owner
@@ -22,7 +23,6 @@ _PART_LINE = re.compile(r"^\s*(?P<op>and|or)\s+(?P<part>.+?)\s*(?:#.*)?$")
 _FIRST_LINE = re.compile(r"^\s*(?:(?P<kw>return|if|elif|while)\s*\(?\s*)?(?P<part>.+?)\s*(?:#.*)?$")
 _HEAD_LINE = re.compile(r"^\s*(?P<kw>return|if|elif|while)\s*\(\s*$")
 _CLOSING = re.compile(r"^\s*\)\s*:?\s*$")
-_BRACKETS = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
 
 
 @dataclass
@@ -108,7 +108,7 @@ def _balanced(part: str) -> bool:
 
 
 def _depth(text: str) -> int:
-    return sum(_BRACKETS.get(ch, 0) for ch in re.sub(r"([\"']).*?\1", "", text))
+    return sum(DEPTH.get(ch, 0) for ch in without_strings(text))
 
 
 def _action(side: Side, chain: _Chain) -> str:

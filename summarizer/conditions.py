@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from bot.core.models import PullRequest
-from summarizer.brackets import split_top_level
+from summarizer.brackets import DEPTH, split_top_level
 from summarizer.code_hunks import C_FAMILY, PYTHON_AND_STUBS, code_hunks
 from summarizer.facts import line_owner
 from summarizer.hunks import Hunk, Side
@@ -215,7 +215,7 @@ def _unwrapped(text: str) -> str:
 def _depth_ok(text: str) -> bool:
     depth = 0
     for ch in text:
-        depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(ch, 0)
+        depth += DEPTH.get(ch, 0)
         if depth < 0:
             return False
     return depth == 0

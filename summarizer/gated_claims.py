@@ -10,6 +10,7 @@ a sentence that says it enables something where that part holds is backwards.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from bot.core.models import PullRequest
 from summarizer.conditions import ConditionChange, conditions_changed
@@ -24,13 +25,13 @@ _NARROWS = re.compile(
 _TOKEN = re.compile(r"[A-Za-z]+\d+\w*|[A-Za-z]{5,}")
 
 
-def enables_what_it_gates(sentence: str, pr: PullRequest) -> str:
+def enables_what_it_gates(sentence: str, gates: Sequence[ConditionChange]) -> str:
     """Why `sentence` is backwards, or "": it says the PR enables something where the
-    requirement it adds holds, and the PR only adds that requirement."""
+    requirement it adds holds, and the PR only adds that requirement (`gates_added`)."""
     if not _ENABLES.search(sentence) or _NARROWS.search(sentence):
         return ""
     lowered = sentence.lower()
-    for c in _gates(pr):
+    for c in gates:
         part = c.added[0]
         if any(token.lower() in lowered for token in _TOKEN.findall(part)):
             where = f"`{c.enclosing}`" if c.enclosing else "the value returned"
@@ -42,7 +43,7 @@ def enables_what_it_gates(sentence: str, pr: PullRequest) -> str:
     return ""
 
 
-def _gates(pr: PullRequest) -> list[ConditionChange]:
+def gates_added(pr: PullRequest) -> list[ConditionChange]:
     """The returned conditions the PR only adds an `and` part to."""
     return [
         c for c in conditions_changed(pr)

@@ -13,10 +13,11 @@ When the hunk starts inside the literal, an item beside the change names it inst
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from bot.core.models import PullRequest
-from summarizer.brackets import split_top_level
+from summarizer.brackets import DEPTH, split_top_level, without_strings
 from summarizer.code_hunks import block_rows, code_hunks
 from summarizer.facts import is_code_line, line_owner
 from summarizer.hunks import Hunk, Side
@@ -28,7 +29,6 @@ _STATEMENT = re.compile(
     r"^(?:return|if|elif|else|for|while|def|class|import|from|raise|assert|yield|with|try|"
     r"except|finally|del|pass|await|async|global|nonlocal)\b"
 )
-_STRINGS = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'")
 _EQUALS = re.compile(r"(?<![=!<>:])=(?!=)")  # `name=value`: a keyword argument, not an item
 _COLON = re.compile(r":")
 _NAMED = re.compile(r"^\s*(?P<name>[\w.]+)\s*(?::[^=]+)?=\s*[\[({]\s*$")
@@ -39,7 +39,6 @@ _MATCHED = re.compile(
 _PARAMETER = re.compile(r"^\*{0,2}\w+\s*:")  # `name: type`, where a mapping's key is quoted
 _ASSIGNS = re.compile(r"^\s*(?P<target>[\w.\[\]\"']+)\s*(?::[^=]+)?=(?!=)\s*(?P<value>.+?)\s*$")
 _VALUE_CHARS = 40  # a mapping's longer value is not quoted: its key says which entry
-_DEPTH = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
 _ASSIGNED_CHARS = 60  # a longer assignment is named, not quoted
 
 
@@ -90,10 +89,10 @@ def _item_line(text: str) -> bool:
     """One whole item and its comma: balanced, no statement, no `name=value`."""
     if not text.endswith(",") or _STATEMENT.match(text):
         return False
-    bare = _STRINGS.sub('""', text[:-1])
+    bare = without_strings(text[:-1])
     depth, top = 0, []
     for ch in bare:
-        depth += _DEPTH.get(ch, 0)
+        depth += DEPTH.get(ch, 0)
         if depth < 0:
             return False
         top.append(ch if depth == 0 else " ")
@@ -112,7 +111,7 @@ def _held(
         neighbour = _neighbour(side, rows)
         quoted = all(i[:1] in "\"'" for i in (*items, neighbour))
         return replace(base, neighbour=neighbour) if neighbour and quoted else None
-    line = _STRINGS.sub('""', side.lines[opener].split("#")[0]).rstrip()
+    line = without_strings(side.lines[opener].split("#")[0]).rstrip()
     if m := _MATCHED.match(line):
         if m["op"] != "in":
             return None  # `not in`: the cases are the other way round, and rarer
@@ -128,9 +127,9 @@ def _opener(side: Side, row: int) -> int | None:
     """The row of the line that opens the bracket `row` lies in, when the hunk shows it."""
     depth = 0
     for r in range(row - 1, -1, -1):
-        bare = _STRINGS.sub('""', side.lines[r].split("#")[0])
+        bare = without_strings(side.lines[r].split("#")[0])
         for ch in reversed(bare):
-            depth += _DEPTH.get(ch, 0)
+            depth += DEPTH.get(ch, 0)
             if depth > 0:
                 return r
     return None
@@ -254,14 +253,15 @@ _UNDOES = re.compile(r"\b(?:remov\w*|drop\w*|no longer|exclud\w*|stop\w*|longer)
 _FLAG = re.compile(r"^(?:self\.)?(?P<name>[\w.]+) = (?P<value>True|False)$")
 
 
-def turned_backwards(sentence: str, pr: PullRequest) -> str:
-    """Why `sentence` says a flag goes the way the PR does not turn it, or "": where the PR
-    drops a value from those a branch that sets the flag `False` matches (vLLM #35081 drops
-    POWER from the CPUs that get chunked prefill turned off), the PR turns the flag back on
-    for it, and "disables chunked prefill for POWER" is backwards."""
+def turned_backwards(sentence: str, found: Sequence[ListedItems]) -> str:
+    """Why `sentence` says a flag goes the way the PR does not turn it, or "", of the PR's
+    listed items (`listed_items`): where the PR drops a value from those a branch that sets
+    the flag `False` matches (vLLM #35081 drops POWER from the CPUs that get chunked prefill
+    turned off), the PR turns the flag back on for it, and "disables chunked prefill for
+    POWER" is backwards."""
     if _UNDOES.search(sentence):
         return ""  # "removes POWER from the CPUs that disable it" says it the right way round
-    for x in listed_items(pr):
+    for x in found:
         for flag, value in _flags(x):
             if not _names_flag(sentence, flag):
                 continue

@@ -15,9 +15,9 @@ import re
 from dataclasses import dataclass
 
 from bot.core.models import PullRequest
-from summarizer.code_hunks import CONDITION_CHARS, IF_LINE, code_hunks
+from summarizer.code_hunks import CONDITION_CHARS, IF_LINE, block_head, code_hunks
 from summarizer.facts import Definition, line_owner, short_name
-from summarizer.hunks import Side, indent_of
+from summarizer.hunks import Side
 
 
 @dataclass(frozen=True)
@@ -49,13 +49,9 @@ def reach(pr: PullRequest, new: list[Definition]) -> Reach | None:
 
 def _condition(side: Side, row: int) -> str:
     """The condition of the `if` whose block the line is in, when the hunk shows it."""
-    depth = indent_of(side.lines[row])
-    for r in range(row - 1, -1, -1):
-        text = side.lines[r]
-        if text.strip() and indent_of(text) < depth:
-            m = IF_LINE.match(text)
-            return m["cond"] if m and len(m["cond"]) <= CONDITION_CHARS else ""
-    return ""
+    head = block_head(side, row)
+    m = IF_LINE.match(side.lines[head]) if head is not None else None
+    return m["cond"] if m and len(m["cond"]) <= CONDITION_CHARS else ""
 
 
 def reach_clause(r: Reach) -> str:

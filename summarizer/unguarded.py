@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from bot.core.models import PullRequest
-from summarizer.code_hunks import CONDITION_CHARS, ELSE_LINE, IF_LINE, code_hunks
+from summarizer.code_hunks import CONDITION_CHARS, ELSE_LINE, IF_LINE, block_head, code_hunks
 from summarizer.facts import is_code_line, line_owner
 from summarizer.hunks import Hunk, Side, indent_of
 from summarizer.wording import code, in_place
@@ -79,14 +79,11 @@ def _same(line: str) -> str:
 
 def _head(side: Side, row: int) -> int | None:
     """The `if …:` or `else:` line whose block `row` is in, when the hunk shows it."""
-    depth = indent_of(side.lines[row])
-    for r in range(row - 1, -1, -1):
-        text = side.lines[r]
-        if not is_code_line(text) or indent_of(text) >= depth:
-            continue
-        match = IF_LINE.match(text) or ELSE_LINE.match(text)
-        return r if match and r not in side.changed else None
-    return None
+    head = block_head(side, row)
+    if head is None or head in side.changed:
+        return None
+    text = side.lines[head]
+    return head if IF_LINE.match(text) or ELSE_LINE.match(text) else None
 
 
 def _branch_above(side: Side, head: int) -> tuple[str, str]:
