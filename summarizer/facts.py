@@ -1116,6 +1116,48 @@ def _renamed_heads(path: str, hunks: list[Hunk]) -> set[tuple[str, str, str]]:
     return found
 
 
+def _renamed_by_use(
+    defs: list[Definition], lines: list[tuple[str, Hunk]]
+) -> set[tuple[str, str, str]]:
+    """A definition removed and one of its kind added in the same file, where the PR rewrites
+    a line that uses the old name into the same line with the new name, and leaves the old
+    name on no added line: a rename. vLLM #33724 renamed `compute_pplx_data` to
+    `compute_batched_moe_data` and rewrapped its C++ head, which `_renamed_heads` cannot
+    match, and the summary said "adds `compute_batched_moe_data`". The line must use the
+    name, not define it: #34175 wrote a new method in the place of `_block_hashes_to_keys`."""
+    gone = [d for d in defs if d.change == "removed"]
+    new = [d for d in defs if d.change == "added"]
+    if not gone or not new:
+        return set()
+    old_lines = {_norm(h.old.lines[r]) for _, h in lines for r in h.old.changed}
+    new_lines = {_norm(h.new.lines[r]) for _, h in lines for r in h.new.changed}
+    found: set[tuple[str, str, str]] = set()
+    for d, t in ((d, t) for d in gone for t in new if t.file == d.file and t.kind == d.kind):
+        a, b = short_name(d.name), short_name(t.name)
+        word_a, word_b = re.compile(rf"\b{re.escape(a)}\b"), re.compile(rf"\b{re.escape(b)}\b")
+        if a == b or any(word_a.search(x) for x in new_lines):
+            continue
+        if any(word_b.search(x) for x in old_lines):
+            continue
+        uses = (x for x in old_lines if _used(a, x))
+        if any(word_a.sub(b, x) in new_lines for x in uses):
+            found.add((d.file, a, b))
+    return found
+
+
+# A name after a word that is not an operator is being defined (`def f`, `class C`, `void f`,
+# `__global__ void f`): a head rewritten with another name says nothing of a rename, since a
+# new definition in the old one's place looks the same.
+_DEFINED_AFTER = re.compile(r"\b(?!(?:return|await|yield|new|else|in|and|or|not)\b)\w+\s+$")
+
+
+def _used(name: str, line: str) -> bool:
+    return any(
+        not _DEFINED_AFTER.search(line[: m.start()])
+        for m in re.finditer(rf"\b{re.escape(name)}\b", line)
+    )
+
+
 _MOVED_AT_LEAST = 3  # non-blank lines: fewer is a coincidence (`)`, `return x`, `else:`)
 _MOVED_SHARE = 0.8  # of a removed run's lines found added together elsewhere
 _COMMON = 50  # hunks adding one line (`)`, `return x`) counted as candidates, at most
@@ -1439,7 +1481,7 @@ def extract_facts(pr: PullRequest) -> ChangeFacts:
         lines += [(f.filename, h) for h in hunks]
         edits += _edits(f.filename, hunks)
     edits += _docs_edits(pr)
-    defs, moves = _moves(defs, renamed)
+    defs, moves = _moves(defs, renamed | _renamed_by_use(defs, lines))
     settings += _settings_added_removed(lines)
     moved_lines = _moved_lines(lines)
     return ChangeFacts(

@@ -681,7 +681,9 @@ def _breaking_risk(facts: ChangeFacts) -> FactRisk | None:
 def _definitions_gone_risk(facts: ChangeFacts) -> FactRisk | None:
     # A test's helpers have no callers outside the tests this PR already edits.
     if renamed := [m for m in facts.moves if m.renamed and not is_support_file(m.old_file)]:
-        m = renamed[0]
+        # The name renamed in the most files is the one most callers reach: #33724's op, in
+        # its C++ source, its header and its Python binding, before a helper of one file.
+        m = max(renamed, key=lambda r: sum(x.old_name == r.old_name for x in renamed))
         return FactRisk(
             f"Code outside this diff that still uses {code(m.old_name)} breaks: the PR renames "
             f"it to {code(m.new_name)}.",

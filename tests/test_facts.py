@@ -338,6 +338,60 @@ def test_a_new_def_inserted_above_another_is_no_rename() -> None:
     assert defs(facts, "added") == {"Platform.apply_defaults"}
 
 
+# vLLM #33724: a CUDA kernel renamed, its head rewrapped, and its launches rewritten.
+KERNEL_RENAMED = """\
+@@ -40,12 +40,11 @@ namespace engine {
+-__global__ void compute_pplx_data(int32_t* expert_offsets,
+-                                  int32_t* problem_sizes,
+-                                  const int n) {
++__global__ void compute_batched_moe_data(
++    int32_t* expert_offsets, int32_t* problem_sizes, const int n) {
+   int expert_idx = threadIdx.x;
+   expert_offsets[expert_idx] = expert_idx * n;
+ }
+@@ -90,7 +89,7 @@ void launch(torch::Tensor& offsets) {
+   if (swap_ab) {
+-    compute_pplx_data<true><<<1, num_experts, 0, stream>>>(
++    compute_batched_moe_data<true><<<1, num_experts, 0, stream>>>(
+         offsets.data_ptr<int32_t>(), sizes, n);
+"""
+
+
+def test_a_kernel_renamed_where_its_callers_are_rewritten_is_a_rename() -> None:
+    facts = extract_facts(pr_of(changed("csrc/moe/moe_data.cu", KERNEL_RENAMED)))
+    assert [(m.old_name, m.new_name) for m in facts.moves] == [
+        ("compute_pplx_data", "compute_batched_moe_data")
+    ]
+    assert facts.of("added") == [] and facts.of("removed") == []
+
+
+# vLLM #34175: a new method written where an old one stood, called where the old one was.
+METHOD_REPLACED = """\
+@@ -80,13 +80,13 @@ class WorkerAdapter:
++    def _create_hash_key(
++        self, chunk_hash: bytes, request_id: str | None = None
++    ) -> Key:
++        return Key(chunk_hash=chunk_hash, request_id=request_id)
++
+     def get_finished(self) -> list[str]:
+         return self.finished
+
+-    def _block_hashes_to_keys(
+-        self, block_hashes: list[bytes]
+-    ) -> list[Key]:
+-        return [self._create_key(h) for h in block_hashes]
+-
+     def close(self) -> None:
+"""
+
+
+def test_a_new_definition_in_the_place_of_an_old_one_is_no_rename() -> None:
+    facts = extract_facts(pr_of(changed("engine/adapter.py", METHOD_REPLACED)))
+    assert facts.moves == ()
+    assert defs(facts, "added") == {"WorkerAdapter._create_hash_key"}
+    assert defs(facts, "removed") == {"WorkerAdapter._block_hashes_to_keys"}
+
+
 # vLLM #34208: a CLI flag moved, unchanged, from the serve parser to the dataset parser.
 FLAG_LEFT = """\
 @@ -1300,11 +1300,6 @@ def add_cli_args(parser: argparse.ArgumentParser):

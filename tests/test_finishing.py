@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from bot.app.cli import cli
 from bot.core.models import ChangedFile, ChangeType, PullRequest, SummarySections
 from summarizer.checks import check_answer, remove_sentences
-from summarizer.facts import extract_facts
+from summarizer.facts import ChangeFacts, Move, extract_facts
 from summarizer.finishing import (
     change_sentence,
     code_names,
@@ -361,6 +361,22 @@ def test_a_rename_leads_what_changed_and_its_old_callers_are_the_risk():
     assert out.potential_risks == (
         "Code outside this diff that still uses `_get_arch_via_smi` breaks: the PR renames it "
         "to `_get_arch`."
+    )
+
+
+def test_of_several_renames_the_risk_names_the_one_renamed_in_the_most_files():
+    # vLLM #33724 renamed an op in its C++ source, its header and its Python binding, and a
+    # helper in one file; the helper's callers are the op, which the PR rewrites itself.
+    op = "get_cutlass_pplx_moe_mm_data"
+    facts = ChangeFacts(moves=(
+        Move("declaration", f"{op}_caller", "csrc/entry.cu", "batched_caller", "csrc/entry.cu"),
+        Move("function", op, "csrc/entry.cu", "get_batched_data", "csrc/entry.cu"),
+        Move("declaration", op, "csrc/ops.h", "get_batched_data", "csrc/ops.h"),
+        Move("function", op, "vllm/_custom_ops.py", "get_batched_data", "vllm/_custom_ops.py"),
+    ))  # fmt: skip
+    assert risk_sentence(facts, pr_of()) == (
+        f"Code outside this diff that still uses `{op}` breaks: the PR renames it to "
+        "`get_batched_data`."
     )
 
 
