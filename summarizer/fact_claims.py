@@ -25,6 +25,7 @@ from summarizer.claims import BACKTICKED, lines_with
 from summarizer.facts import ChangeFacts, common_dir, file_kind, param_name, short_name
 from summarizer.hunks import assigns
 from summarizer.prose import only_prose
+from summarizer.relocation import only_relocates
 
 # "a new `x`", "the new `x` method", "newly added `x`"
 _NEW_BEFORE = re.compile(r"\bnew(?:ly added)?\s+(?:[A-Za-z]+\s+){0,1}$", re.IGNORECASE)
@@ -66,6 +67,7 @@ class FactEvidence:
     test_files: tuple[str, ...] = ()  # the PR's changed test files
     tests_added: bool = False  # a test file, or a test function in one, is new
     docs_only: bool = False  # every file is docs or examples, or changes only comments
+    relocates: bool = False  # code moved and imports rewritten, no logic new or gone
 
 
 def fact_evidence(
@@ -83,6 +85,7 @@ def fact_evidence(
         facts, added, removed, context, _touched(pr, facts),
         tuple(f.filename for f in tests), new_tests or any(_TEST_DEF.search(a) for a in added),
         bool(pr.files) and all(file_kind(f) == "docs" or only_prose(f) for f in pr.files),
+        only_relocates(pr, facts),
     )  # fmt: skip
 
 
@@ -262,9 +265,10 @@ def called_test_added(sentence: str, ev: FactEvidence) -> str:
     return "says a test is added, but the PR changes no test"
 
 
-# "changes the default behavior", "affects the behavior of the model by disabling …"
+# "changes the default behavior", "affects the behavior of the model by disabling …",
+# "affects the performance"
 _EFFECT = re.compile(
-    r"\b(?:chang|alter|affect|modif)\w* (?:\w+ ){0,2}behaviou?r\b"
+    r"\b(?:chang|alter|affect|modif)\w* (?:\w+ ){0,2}(?:behaviou?r|performance)\b"
     r"|\b(?:disabl|enabl)(?:es|ed|ing)\b|\bby default\b",
     re.IGNORECASE,
 )
@@ -272,13 +276,18 @@ _EFFECT = re.compile(
 
 def called_effect(sentence: str, ev: FactEvidence) -> str:
     """A change of behaviour claimed for a PR that changes only docs, examples, comments or
-    docstrings: vLLM #34148 reflowed two docstrings and "changes the default behavior to
-    disable all multimodal inputs"."""
-    if not ev.docs_only or not (m := _EFFECT.search(BACKTICKED.sub(" ", sentence))):
+    docstrings, or that only moves code: vLLM #34148 reflowed two docstrings and "changes the
+    default behavior to disable all multimodal inputs"; #34055 moved 21 modules, and "This
+    change affects the performance and the behavior of the model"."""
+    if not (ev.docs_only or ev.relocates):
         return ""
-    return (
-        f'says "{m.group(0)}", but the PR changes only docs, examples, comments or docstrings'
-    )
+    if not (m := _EFFECT.search(BACKTICKED.sub(" ", sentence))):
+        return ""
+    if ev.docs_only:
+        only = "changes only docs, examples, comments or docstrings"
+    else:
+        only = "only moves code and rewrites the imports that reach it: no line of logic changes"
+    return f'says "{m.group(0)}", but the PR {only}'
 
 
 @dataclass(frozen=True)

@@ -68,6 +68,7 @@ from summarizer.raises import raises_added
 from summarizer.rationale import reason_sentence
 from summarizer.reach import reach, reach_clause
 from summarizer.rebound import rebound_names, rebound_sentence
+from summarizer.relocation import moved_modules
 from summarizer.rewrapped import RewrappedAssignment, rewrapped_assignments
 from summarizer.wording import (
     UNTESTED,
@@ -762,23 +763,10 @@ def _reordered_risk(facts: ChangeFacts) -> FactRisk | None:
 def _moved_modules_risk(facts: ChangeFacts) -> FactRisk | None:
     """Python modules of the code that runs moved or renamed, with nothing left at their old
     path: an import of the old path outside this diff fails (vLLM #34055 moved 21 of them)."""
-    kept = {f.file for f in facts.files}
-    moved = [
-        f for f in facts.files
-        if f.change in ("moved", "renamed") and f.previous and f.previous.endswith(".py")
-        and f.previous not in kept and not is_support_file(f.previous)
-    ]  # fmt: skip
-    if not moved:
+    what, count = moved_modules(facts)
+    if not count:
         return None
-    old = common_dir([f.previous or "" for f in moved])
-    new = common_dir([f.file for f in moved])
-    if len(moved) == 1:
-        what = f"`{moved[0].previous}` to `{moved[0].file}`"
-    elif old and new and old != new:
-        what = f"{len(moved)} modules from `{old}/` to `{new}/`"
-    else:
-        what = f"{len(moved)} modules, {code(moved[0].previous or '')} among them,"
-    them = "it" if len(moved) == 1 else "them"
+    them = "it" if count == 1 else "them"
     # The error is named in plain words: a name the PR does not contain reads as unverified.
     return FactRisk(
         f"The PR moves {what}: code outside this diff that imports {them} from the old "

@@ -432,3 +432,71 @@ def test_a_local_variable_called_a_method_is_contradicted():
     ]
     right = "`get_layer_config` holds the config's `get_nemotron_h_config_for_layer`, if any."
     assert explanations(LOOKED_UP, said("It reads a per-layer config.", right)) == []
+
+
+# vLLM #34055 in small: a module renamed, a function moved with the table it reads, and the
+# imports that reach them rewritten (one behind a `# noqa`); no line of logic new or gone.
+_CHOOSE = (
+    "def choose_kernel(config):\n"
+    "    for kernel in _POSSIBLE_KERNELS[current_platform._enum]:\n"
+    "        if kernel.can_implement(config):\n"
+    "            return kernel\n"
+    "    raise ValueError(\"no kernel\")\n"
+)
+RELOCATED = pr_of("[Refactor] Reorganize kernel abstraction directory", ChangedFile(
+    "vllm/kernels/linear/__init__.py", status="renamed", additions=8, deletions=1,
+    previous_filename="vllm/layers/quantization/kernels/scaled_mm/__init__.py", patch=(
+        "@@ -1,3 +1,10 @@\n"
+        "-from vllm.layers.quantization.kernels.scaled_mm.cutlass import CutlassKernel\n"
+        "+from vllm.kernels.linear.scaled_mm.cutlass import CutlassKernel\n"
+        "+_POSSIBLE_KERNELS = {PlatformEnum.CUDA: [MarlinKernel]}\n"
+        + "".join(f"+{line}\n" for line in _CHOOSE.splitlines())
+        + " \n")), ChangedFile(
+    "vllm/layers/quantization/kernels/mixed_precision/__init__.py", status="removed",
+    additions=0, deletions=9, patch=(
+        "@@ -1,9 +0,0 @@\n"
+        "-from vllm.layers.quantization.kernels.mixed_precision.marlin import (  # noqa: E501\n"
+        "-    MarlinKernel,\n"
+        "-)\n"
+        "-_POSSIBLE_KERNELS = {PlatformEnum.CUDA: [MarlinKernel]}\n"
+        + "".join(f"-{line}\n" for line in _CHOOSE.splitlines()))),
+    ChangedFile("vllm/layers/quantization/fp8.py", additions=1, deletions=1, patch=(
+        "@@ -10,3 +10,3 @@\n"
+        "-from vllm.layers.quantization.kernels.scaled_mm import init_fp8_kernel\n"
+        "+from vllm.kernels.linear import init_fp8_kernel\n"
+        " \n")),
+)  # fmt: skip
+
+
+def test_an_effect_claimed_for_code_that_only_moves_is_contradicted():
+    wrong = "This change affects the performance and the behavior of the model."
+    assert explanations(RELOCATED, said("It moves `choose_kernel`.", wrong)) == [
+        'says "change affects the performance", but the PR only moves code and rewrites the '
+        "imports that reach it: no line of logic changes"
+    ]
+
+
+def test_the_impact_of_code_that_only_moves_is_where_it_lives():
+    facts = extract_facts(RELOCATED)
+    out = finish(said("It moves `choose_kernel`.", ""), RELOCATED, facts)
+    assert out.technical_impact == (
+        "Only where the code lives changes: the PR moves "
+        "`vllm/layers/quantization/kernels/scaled_mm/__init__.py` to "
+        "`vllm/kernels/linear/__init__.py` and rewrites the imports that reach it; no line "
+        "of logic is new or gone."
+    )
+
+
+def test_a_line_moved_from_one_function_to_another_is_not_a_relocation():
+    # vLLM #34208 moved a flag between parsers: each parser now parses another set.
+    moved_flag = pr_of("Move a flag", ChangedFile(
+        "vllm/benchmarks/serve.py", status="renamed", additions=1, deletions=1,
+        previous_filename="vllm/bench/serve.py", patch=(
+            "@@ -10,6 +10,6 @@ def add_cli_args(parser):\n"
+            "-    parser.add_argument(\"--trust-remote-code\", action=\"store_true\")\n"
+            "     parser.add_argument(\"--seed\", type=int)\n"
+            "@@ -40,6 +40,6 @@ def add_dataset_parser(parser):\n"
+            "+    parser.add_argument(\"--trust-remote-code\", action=\"store_true\")\n"
+            "     parser.add_argument(\"--dataset\", type=str)\n")))  # fmt: skip
+    claim = "It changes the behavior of the dataset commands."
+    assert explanations(moved_flag, said("It moves the flag.", claim)) == []
