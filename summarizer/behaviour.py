@@ -43,6 +43,7 @@ from dataclasses import dataclass
 
 from bot.core.models import PullRequest
 from summarizer.brackets import unclosed
+from summarizer.build_branches import build_change
 from summarizer.caching import CacheChange, caches_changed
 from summarizer.checks import flipped_defaults
 from summarizer.condition_chains import chains_changed
@@ -78,7 +79,8 @@ def behaviour_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
     that falls back to a default, a new early exit, a new case that gives a name another
     value. The PR's new `if` blocks are read once, for the three risks that draw on them."""
     first = (
-        default_risk(facts) or condition_risk(pr) or listed_risk(pr, matched=True)
+        default_risk(facts) or condition_risk(pr) or build_risk(pr, facts)
+        or listed_risk(pr, matched=True)
         or constant_return_risk(pr) or guard_risk(pr) or unguarded_risk(pr)
     )  # fmt: skip
     if first:
@@ -89,6 +91,13 @@ def behaviour_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
         or probe_risk(pr) or swallowed_risk(pr) or tolerant_risk(facts) or _exit_risk(branches)
         or _assignment_risk(branches)
     )  # fmt: skip
+
+
+def build_risk(pr: PullRequest, facts: ChangeFacts) -> BehaviourRisk | None:
+    """Builds that now compile another branch of a `#if` block, or the only ones that
+    compile a new block (summarizer/build_branches.py)."""
+    change = build_change(pr, facts)
+    return BehaviourRisk(change.risk, change.names) if change and change.risk else None
 
 
 def default_risk(facts: ChangeFacts) -> BehaviourRisk | None:

@@ -24,6 +24,7 @@ from summarizer.attributes import (
     set_sentence,
 )
 from summarizer.behaviour import behaviour_risk, deferred_import_risk, listed_risk
+from summarizer.build_branches import build_change
 from summarizer.call_arguments import (
     ChangedArgument,
     PassedValue,
@@ -134,11 +135,14 @@ def _what_changed(what: str, pr: PullRequest, facts: ChangeFacts, corpus: str) -
     listed = [] if branches else _listed_to_say(pr, facts)
     listed = [] if listed and says_items(what, listed) else listed
     edits = [e for e in edits if e.old or not (listed and says_items(e.new, listed))]
+    if build := build_change(pr, facts):
+        # Which builds compile which lines: two lines added side by side do not say.
+        edits = [e for e in edits if e.old or e.new.strip() not in build.lines]
     rewrapped = [] if branches or listed else _rewrapped_to_say(pr, facts, what)
     routed = [] if branches else [d for d in dispatches(pr, facts) if code(d.subject) not in what]
     told = {e.enclosing for e in edits} | {g.enclosing for g in guards}
     told |= {b.enclosing for b in branches} | {x.enclosing for x in [*listed, *rewrapped][:1]}
-    told |= {d.enclosing for d in routed[:1]}
+    told |= {d.enclosing for d in routed[:1]} | set(build.names if build else ())
     sentence = change_sentence(facts, told=told | set(named))
     if listed and not says_items(sentence, listed):
         what = f"{listed_change_sentence(listed)} {what}"
@@ -151,6 +155,8 @@ def _what_changed(what: str, pr: PullRequest, facts: ChangeFacts, corpus: str) -
     if edits:
         # The line a fix turns on, quoted: what a small model most often tells backwards.
         what = f"{edit_sentence(edits)} {what}"
+    if build and build.directive not in what:
+        what = f"{build.sentence} {what}"
     if guards and guards[0].condition not in what:
         # Lines re-added one level deeper read as new code (vLLM #35125's "adds a try-except").
         what = f"{guard_sentence(guards[0])} {what}"
