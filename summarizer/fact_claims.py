@@ -24,7 +24,7 @@ from bot.core.models import PullRequest
 from summarizer.claims import BACKTICKED, lines_with
 from summarizer.facts import ChangeFacts, common_dir, file_kind, param_name, short_name
 from summarizer.hunks import assigns
-from summarizer.prose import only_prose
+from summarizer.prose import COMMENT_LINE, only_prose
 from summarizer.relocation import only_relocates
 
 # "a new `x`", "the new `x` method", "newly added `x`"
@@ -256,6 +256,24 @@ def called_moved_dir(sentence: str, ev: FactEvidence) -> str:
     )
 
 
+# "adding new keys and modifying existing ones", "updates the existing entries"
+_MODIFIES_EXISTING = re.compile(
+    r"\b(?:modif(?:y|ies|ied|ying)|chang(?:e|es|ed|ing)|updat(?:e|es|ed|ing)|alter(?:s|ed|ing)?)"
+    r"\s+(?:the\s+)?existing\b",
+    re.IGNORECASE,
+)
+
+
+def called_modified_existing(sentence: str, ev: FactEvidence) -> str:
+    """ "modifying existing ones" where the PR removes no line of code: vLLM #35413 only added
+    two keys to a mapping, and the small model said twice that it modified others."""
+    if not (m := _MODIFIES_EXISTING.search(sentence)):
+        return ""
+    if any(x.strip() and not COMMENT_LINE.match(x) for x in ev.removed):
+        return ""
+    return f'says "{m.group(0)}", but the PR removes or rewrites no line: it only adds'
+
+
 def called_test_added(sentence: str, ev: FactEvidence) -> str:
     """ "The PR also adds a test" where no test file or test function is new."""
     if not _TEST_ADDED.search(sentence) or ev.tests_added:
@@ -323,17 +341,23 @@ def contradiction(span: Span, side: str, sentence: str, ev: FactEvidence) -> str
     )
 
 
-_KIND_AFTER = re.compile(r"^\s+(?P<kind>method|function)\b")
-_KIND_BEFORE = re.compile(r"\b(?P<kind>method|function)\s+$")
+# A setting is read by users; a variable the code sets itself is none (vLLM #34153's
+# `use_legacy_triton_kernels`, set when an import fails, "a new configuration option").
+_KINDS = r"method|function|(?:configuration |config |CLI )(?:option|setting|flag)|option|setting"
+_KIND_AFTER = re.compile(rf"^\s+(?P<kind>{_KINDS})\b", re.IGNORECASE)
+_KIND_BEFORE = re.compile(rf"\b(?P<kind>{_KINDS})\s+$", re.IGNORECASE)
 
 
 def called_variable_a_definition(span: Span, ev: FactEvidence) -> str:
     """ "the `get_layer_config` method" where the diff only assigns `get_layer_config` as a
     variable (vLLM #35396 looks up an optional method of the config into a local) and
-    defines nothing of that name."""
+    defines nothing of that name; "a new configuration option `x`" where `x` is no setting
+    the facts know and the diff only assigns it."""
     m = _KIND_AFTER.match(span.after) or _KIND_BEFORE.search(span.before)
     name = span.code.strip().removesuffix("()")
     if not m or not re.fullmatch(r"[A-Za-z_]\w*", name) or _defined(name, ev.facts):
+        return ""
+    if any(short_name(s.name) == name for s in ev.facts.settings):
         return ""
     lines = (*ev.added, *ev.removed, *ev.context)
     if any(re.search(rf"\bdef\s+{re.escape(name)}\b", x) for x in lines):

@@ -500,3 +500,46 @@ def test_a_line_moved_from_one_function_to_another_is_not_a_relocation():
             "     parser.add_argument(\"--dataset\", type=str)\n")))  # fmt: skip
     claim = "It changes the behavior of the dataset commands."
     assert explanations(moved_flag, said("It moves the flag.", claim)) == []
+
+
+# vLLM #34153: a module flag the code sets itself when an import fails.
+LEGACY_FLAG = pr_of("Use old triton_kernels on ROCm", ChangedFile(
+    "vllm/fused_moe/gpt_oss_triton_kernels_moe.py", additions=6, deletions=0, patch=(
+        "@@ -10,3 +10,9 @@\n"
+        " import torch\n"
+        "+use_legacy_triton_kernels = False\n"
+        "+try:\n"
+        "+    from triton_kernels.tensor import SparseMatrix\n"
+        "+except ImportError:\n"
+        "+    if current_platform.is_rocm():\n"
+        "+        use_legacy_triton_kernels = True\n")))  # fmt: skip
+
+
+def test_a_variable_the_code_sets_itself_called_a_configuration_option_is_contradicted():
+    wrong = "It adds a new configuration option `use_legacy_triton_kernels` to pick the kernels."
+    assert explanations(LEGACY_FLAG, said(wrong, "It affects ROCm.")) == [
+        "calls `use_legacy_triton_kernels` a configuration option, but the diff only assigns "
+        "it as a variable"
+    ]
+    right = "It sets `use_legacy_triton_kernels` when importing `SparseMatrix` fails on ROCm."
+    assert explanations(LEGACY_FLAG, said(right, "It affects ROCm.")) == []
+
+
+# vLLM #35413: two keys added to a mapping, nothing else touched.
+KEYS_ADDED = pr_of("Fix packed_modules_mapping", ChangedFile(
+    "vllm/models/qwen3_next.py", additions=2, deletions=0, patch=(
+        "@@ -1200,4 +1200,6 @@ class Qwen3NextForCausalLM(nn.Module):\n"
+        "     packed_modules_mapping = {\n"
+        "         \"gate_up_proj\": [\"gate_proj\", \"up_proj\"],\n"
+        "+        \"in_proj_qkvz\": [\"in_proj_qkvz\"],\n"
+        "+        \"in_proj_ba\": [\"in_proj_ba\"],\n"
+        "     }\n")))  # fmt: skip
+
+
+def test_existing_code_said_modified_where_the_pr_only_adds_lines_is_contradicted():
+    wrong = "It changes the mapping by adding new keys and modifying existing ones."
+    assert explanations(KEYS_ADDED, said(wrong, "It affects `Qwen3NextForCausalLM`.")) == [
+        'says "modifying existing", but the PR removes or rewrites no line: it only adds'
+    ]
+    right = "It adds the keys `in_proj_qkvz` and `in_proj_ba` to the mapping."
+    assert explanations(KEYS_ADDED, said(right, "It affects `Qwen3NextForCausalLM`.")) == []
