@@ -36,3 +36,23 @@ OUT_OF_ELSE = changed("vllm/model_executor/models/granitemoehybrid.py", (
     "+            hidden_states *= self.embedding_multiplier\n"
     "             residual = None\n"
 ))  # fmt: skip
+
+
+# vLLM #34052: the s390x specialization goes, and the aarch64 one becomes the `#else`.
+ARCH_FALLBACK = changed("csrc/cpu/mla_decode.cpp", (
+    "@@ -38,12 +38,9 @@ struct KernelVecType<c10::BFloat16> {\n"
+    "   using qk_vec_type = vec_op::BF16Vec32;\n"
+    " };\n"
+    "-\n"
+    "-#elif defined(__s390x__)\n"
+    "-template <>\n"
+    "-struct KernelVecType<c10::BFloat16> {\n"
+    "-  using qk_vec_type = vec_op::FP32Vec16;\n"
+    "-};\n"
+    "-\n"
+    "-#elif defined(__aarch64__)\n"
+    "+#else\n"
+    " template <>\n"
+    " struct KernelVecType<c10::BFloat16> {\n"
+    "   using qk_load_vec_type = vec_op::BF16Vec16;\n"
+))  # fmt: skip

@@ -9,7 +9,7 @@ from bot.core.models import SummarySections
 from summarizer.build_branches import branch_edits, build_change, new_blocks, targets
 from summarizer.facts import extract_facts
 from summarizer.finishing import finish
-from tests.diffs import changed, pr_of, risk_of
+from tests.diffs import ARCH_FALLBACK, changed, pr_of, risk_of
 
 # vLLM #33901: aarch64 builds prepack weights for a probe M of 128; the others keep the
 # runtime dimension, which the call now reads by the new name.
@@ -32,25 +32,7 @@ PREPACK = pr_of(changed("csrc/cpu/dnnl_helper.cpp", (
     "                      true)\n"
 )))  # fmt: skip
 
-# vLLM #34052: the s390x specialization goes, and the aarch64 one becomes the `#else`.
-FALLBACK = pr_of(changed("csrc/cpu/mla_decode.cpp", (
-    "@@ -38,16 +38,7 @@ struct KernelVecType<c10::BFloat16> {\n"
-    "   using qk_vec_type = vec_op::BF16Vec32;\n"
-    "   using v_load_vec_type = vec_op::BF16Vec16;\n"
-    " };\n"
-    "-\n"
-    "-#elif defined(__s390x__)\n"
-    "-template <>\n"
-    "-struct KernelVecType<c10::BFloat16> {\n"
-    "-  using qk_vec_type = vec_op::FP32Vec16;\n"
-    "-};\n"
-    "-\n"
-    "-#elif defined(__aarch64__)\n"
-    "+#else\n"
-    " template <>\n"
-    " struct KernelVecType<c10::BFloat16> {\n"
-    "   using qk_load_vec_type = vec_op::BF16Vec16;\n"
-)))  # fmt: skip
+FALLBACK = pr_of(ARCH_FALLBACK)
 
 
 def test_the_builds_a_directive_selects_are_said_in_words():

@@ -17,6 +17,7 @@ from summarizer.checks import FindingKind, check_answer
 from summarizer.claims import check_names
 from summarizer.facts import extract_facts
 from summarizer.finishing import finish
+from tests.diffs import ARCH_FALLBACK
 
 
 def pr_of(title: str, *files: ChangedFile) -> PullRequest:
@@ -187,23 +188,7 @@ def test_the_facts_sentence_says_a_read_of_an_environment_variable_plainly():
 
 # vLLM #34052: `#elif defined(__aarch64__)` becomes `#else` above a specialization the PR keeps;
 # the one under `#elif defined(__s390x__)` goes. The new side ends inside the kept one.
-CONDITIONAL = pr_of("fix mla_decode on x86 without AVX512", ChangedFile(
-    "csrc/cpu/mla_decode.cpp", additions=1, deletions=4, patch=(
-        "@@ -38,12 +38,9 @@ struct KernelVecType<c10::BFloat16> {\n"
-        "   using qk_vec_type = vec_op::BF16Vec32;\n"
-        " };\n"
-        "-\n"
-        "-#elif defined(__s390x__)\n"
-        "-template <>\n"
-        "-struct KernelVecType<c10::BFloat16> {\n"
-        "-  using qk_vec_type = vec_op::FP32Vec16;\n"
-        "-};\n"
-        "-\n"
-        "-#elif defined(__aarch64__)\n"
-        "+#else\n"
-        " template <>\n"
-        " struct KernelVecType<c10::BFloat16> {\n"
-        "   using qk_load_vec_type = vec_op::BF16Vec16;\n")))  # fmt: skip
+CONDITIONAL = pr_of("fix mla_decode on x86 without AVX512", ARCH_FALLBACK)
 
 
 def test_a_definition_kept_in_another_branch_of_a_conditional_is_not_removed():
