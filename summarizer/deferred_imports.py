@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 from bot.core.models import PullRequest
@@ -35,6 +35,10 @@ class DeferredImport:
     module: str  # `flashinfer.gdn_prefill`
     names: tuple[str, ...]  # what it takes from the module; () for `import module`
     condition: str = ""  # the one-line `if` the import is under, in that definition
+    # The module imports the package at its top where it is installed (under an `if` or a
+    # `try`): an install without it never reaches this call, only a version that lacks
+    # the module does (vLLM #34153 imports `triton_kernels` under `if has_triton_kernels()`).
+    guarded_at_top: bool = False
 
 
 def deferred_imports(pr: PullRequest) -> list[DeferredImport]:
@@ -45,12 +49,23 @@ def deferred_imports(pr: PullRequest) -> list[DeferredImport]:
     hunks = list(code_hunks(pr))
     removed = " ".join(h.old.lines[r] for _, h in hunks for r in h.old.changed)
     found = [
-        d
+        replace(d, guarded_at_top=d.module.split(".")[0] in _guarded(path, hunks))
         for path, hunk in hunks
         for d in _hunk_imports(path, hunk, own | _loaded(path, hunks))
         if f" {d.module} " not in f" {removed} "
     ]
     return sorted(found, key=lambda d: is_tooling_file(d.file))
+
+
+def _guarded(path: str, hunks: list[tuple[str, Hunk]]) -> set[str]:
+    """The packages the file imports indented but in no definition: under an `if` or a
+    `try` at its top, in the lines the diff shows of it."""
+    return {
+        m.group("from").split(".")[0] if m.group("from") else m.group("module").split(".")[0]
+        for p, hunk in hunks if p == path
+        for row, line in enumerate(hunk.new.lines)
+        if (m := _IMPORT.match(line)) and not line_owner(path, hunk, True, row)
+    }  # fmt: skip
 
 
 def _loaded(path: str, hunks: list[tuple[str, Hunk]]) -> set[str]:
@@ -110,10 +125,13 @@ def deferred_import_sentence(d: DeferredImport, pr: PullRequest, more: int = 0) 
     package = d.module.split(".")[0]
     others = f" (and {more} more such import{'s' if more > 1 else ''})" if more else ""
     tested = "" if _tested(d, pr) else f", and {UNTESTED} calls it"
+    if d.guarded_at_top:
+        who = f"a version of `{package}` that lacks {code(d.module)}"
+    else:
+        who = f"an install without `{package}`, or with a version that lacks it,"
     return (
         f"{code(d.enclosing)} imports {what} when it runs{when}, not when its module loads"
-        f"{others}: an install without `{package}`, or with a version that lacks it, gets an "
-        f"`ImportError` at that call rather than at start-up{tested}."
+        f"{others}: {who} gets an `ImportError` at that call rather than at start-up{tested}."
     )
 
 

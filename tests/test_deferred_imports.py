@@ -2,7 +2,8 @@
 that call, on the installs that take it: the risk names the function, the package and the
 condition it runs under, and says whether a test of the PR calls it. The standard library, the
 PR's own package, relative imports, a package the file already imports at its top, and an
-import moved from elsewhere are no such dependency."""
+import moved from elsewhere are no such dependency; where the file imports the package at its
+top only when it is installed, only a version that lacks the module meets the error."""
 
 from __future__ import annotations
 
@@ -53,6 +54,31 @@ def test_the_condition_it_runs_under_is_said_and_a_test_that_calls_it_is_seen():
         "`use_legacy_triton_kernels`), not when its module loads"
     )
     assert risk_of(pr_of(legacy, test)).endswith("rather than at start-up.")
+
+
+def test_a_package_the_module_imports_at_its_top_where_installed_fails_only_for_a_version():
+    # vLLM #34153: `triton_kernels` is imported under `if has_triton_kernels():` at the top,
+    # and the flag that takes the path is set only there: an install without it never calls.
+    guarded = changed("vllm/model_executor/layers/fused_moe/moe.py", (
+        "@@ -20,4 +20,6 @@\n"
+        " if has_triton_kernels():\n"
+        "     try:\n"
+        "         import triton_kernels.swiglu\n"
+        "+    except ImportError:\n"
+        "+        use_legacy_triton_kernels = True\n"
+        "@@ -40,4 +42,8 @@ def legacy_routing(logits, n_expts_act):\n"
+        "     sm_first = True\n"
+        "+    if use_legacy_triton_kernels:\n"
+        "+        from triton_kernels.routing import routing\n"
+        "+\n"
+        "+        return routing(logits, n_expts_act, sm_first=sm_first)\n"
+        "     return make_routing_data(logits, n_expts_act)\n"
+    ))  # fmt: skip
+    (found,) = deferred_imports(pr_of(guarded))
+    assert found.guarded_at_top
+    assert "a version of `triton_kernels` that lacks `triton_kernels.routing` gets an " \
+        "`ImportError` at that call" in risk_of(pr_of(guarded))
+    assert "an install without" not in risk_of(pr_of(guarded))
 
 
 def test_the_standard_library_own_package_relative_loaded_and_moved_imports_are_none():
