@@ -17,7 +17,7 @@ from bot.core.models import PullRequest
 from summarizer.brackets import split_top_level
 from summarizer.code_hunks import DEF_LINE, code_hunks
 from summarizer.facts import line_owner, param_name
-from summarizer.hunks import Side
+from summarizer.hunks import Side, indent_of
 from summarizer.line_edits import change_blocks, rows_by_block
 
 _QUOTED = re.compile(r"[rbf]?(['\"]).*\1")
@@ -108,6 +108,9 @@ class ChangedArgument:
     owner: str | None
     callee: str | None  # what the call calls, when its opening line is shown
     position: int = 0  # of a positional argument, counted from 1 (0: by keyword)
+    # Where the opening line is not shown, an unchanged argument of the same call that tells
+    # it from others: vLLM #35156's `prefix=f"{prefix}.gate"`, which says the gate's call.
+    beside: str = ""
 
 
 def changed_arguments(pr: PullRequest) -> list[ChangedArgument]:
@@ -131,8 +134,25 @@ def changed_arguments(pr: PullRequest) -> list[ChangedArgument]:
                 continue  # a default changed in a signature
             callee = _callee(hunk.new.lines[opened]) if opened is not None else None
             owner = line_owner(path, hunk, True, row)
-            found.append(ChangedArgument(m[1], old, m[2].strip(), owner, callee))
+            beside = "" if callee else _sibling(hunk.new, row)
+            found.append(ChangedArgument(m[1], old, m[2].strip(), owner, callee, beside=beside))
     return found
+
+
+def _sibling(side: Side, row: int) -> str:
+    """The nearest unchanged `name=value` argument beside the line at `row`, at its depth
+    and in the same call (below it first: a call's last arguments name it most often)."""
+    depth = indent_of(side.lines[row])
+    for rows in (range(row + 1, len(side.lines)), range(row - 1, -1, -1)):
+        for r in rows:
+            text = side.lines[r]
+            if not text.strip():
+                continue
+            if indent_of(text) != depth:
+                break  # the call's brackets close, or open, here
+            if r not in side.changed and (m := _ARGUMENT.fullmatch(text)):
+                return f"{m[1]}={m[2].strip().removesuffix(',')}"
+    return ""
 
 
 def changed_positionals(pr: PullRequest) -> list[ChangedArgument]:
@@ -207,13 +227,16 @@ def argument_sentence(a: ChangedArgument, where: str) -> str:
     """ "`f` now passes `quant_config=None` where it passed `quant_config=quant_config`: that
     call gets `None` for `quant_config` whatever `quant_config` is." """
     to = f" to `{a.callee}`" if a.callee else ""
+    # Said after the old value: "passes x to the call that also passes y where it passed z"
+    # would read as if the call had passed z.
+    among = f", in the call that also passes `{a.beside}`" if a.beside and not a.callee else ""
     if a.position:
         return (
             f"{where} now passes `{a.new}` where it passed `{a.old}`{to}, as its "
             f"{_ordinal(a.position)} argument: that call gets `{a.new}` there, where it got "
             f"`{a.old}`."
         )
-    said = f"{where} now passes `{a.name}={a.new}`{to} where it passed `{a.name}={a.old}`"
+    said = f"{where} now passes `{a.name}={a.new}`{to} where it passed `{a.name}={a.old}`{among}"
     new_fixed, old_fixed = bool(_LITERAL.fullmatch(a.new)), bool(_LITERAL.fullmatch(a.old))
     if new_fixed and not old_fixed:
         return f"{said}: that call gets `{a.new}` for `{a.name}` whatever `{a.old}` is."

@@ -404,6 +404,24 @@ def test_a_positional_argument_rewritten_in_place_is_said_with_its_call_and_its_
     )
 
 
+def test_a_keyword_rewritten_in_a_call_whose_opener_is_not_shown_names_an_argument_beside():
+    # vLLM #35156: the hunk starts inside the gate's call; its `prefix` says which call.
+    gate = changed("vllm/model_executor/models/qwen3_next.py", (
+        "@@ -252,7 +252,7 @@ class Qwen3NextSparseMoeBlock(nn.Module):\n"
+        "             config.num_experts,\n"
+        "             bias=False,\n"
+        "-            quant_config=quant_config,\n"
+        "+            quant_config=None,\n"
+        '             prefix=f"{prefix}.gate",\n'
+        "         )\n"
+    ))  # fmt: skip
+    assert risk_of(pr_of(gate)) == (
+        "`Qwen3NextSparseMoeBlock` now passes `quant_config=None` where it passed "
+        '`quant_config=quant_config`, in the call that also passes `prefix=f"{prefix}.gate"`: '
+        "that call gets `None` for `quant_config` whatever `quant_config` is."
+    )
+
+
 def test_a_value_rewritten_over_several_lines_is_said_whole_in_what_changed_and_the_risk():
     # vLLM #34396: the kernel config's size now comes from the LoRA weights' shapes.
     rewrapped = changed("vllm/lora/layers/fused_moe.py", (
