@@ -71,7 +71,9 @@ def targets(directive_text: str) -> str:
     m = _DIRECTIVE.match(directive_text)
     if m is None or m["kind"] in ("else", "endif"):
         return ""
-    cond = m["cond"]
+    cond = m["cond"].split("//")[0].split("/*")[0].strip()
+    if not cond or cond in ("0", "1"):
+        return ""  # `#if 0` is code switched off, for every build alike
     if m["kind"] in ("ifdef", "ifndef"):
         return f"`{cond}` is {'not ' if m['kind'] == 'ifndef' else ''}defined"
     if d := _DEFINED.match(cond.strip("() ")):
@@ -87,6 +89,7 @@ def _code_rows(side: Side, start: int, end: int) -> list[int]:
     return [
         r for r in range(start, end)
         if side.lines[r].strip() and not COMMENT_LINE.match(side.lines[r])
+        and not _DIRECTIVE.match(side.lines[r])
     ]  # fmt: skip
 
 
@@ -106,12 +109,17 @@ def new_blocks(pr: PullRequest) -> list[NewBlock]:
 def _hunk_blocks(path: str, hunk: Hunk) -> list[NewBlock]:
     side, found = hunk.new, []
     rows = _rows(side)
+    inside_until = -1  # a block nested in a new one is part of its branch
     for i, (row, m) in enumerate(rows):
         if m["kind"] not in ("if", "ifdef", "ifndef") or row not in side.changed:
             continue
         chain = _chain(rows[i:])
-        if chain is None or any(r not in side.changed for r, _ in chain):
+        if chain is None or row < inside_until:
             continue
+        span = range(row, chain[-1][0] + 1)
+        if any(r not in side.changed for r in span if side.lines[r].strip()):
+            continue  # lines that were there, put under a new condition: not a new block
+        inside_until = chain[-1][0]
         branches = tuple(
             Branch(side.lines[r].strip(), _statements(side, _code_rows(side, r + 1, nxt)))
             for (r, _), (nxt, _) in zip(chain, chain[1:], strict=False)
@@ -327,7 +335,8 @@ def build_change(pr: PullRequest, facts: ChangeFacts) -> BuildChange | None:
         names = (e.subject,) if e.subject else ()
         first = (e.dropped or tuple(a for a, _ in e.rewritten))[0]
         return BuildChange(first, branch_edit_sentence(e), branch_edit_risk(e), (), names)
-    if (blocks := new_blocks(pr)) and not adds_running_definitions(pr, facts):
+    blocks = [b for b in new_blocks(pr) if targets(b.branches[0].directive)]
+    if blocks and not adds_running_definitions(pr, facts):
         b = blocks[0]
         lines = tuple(line for branch in b.branches for line in branch.lines)
         names = (b.enclosing,) if b.enclosing else ()

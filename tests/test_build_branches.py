@@ -109,3 +109,41 @@ def test_a_block_in_a_new_file_or_beside_new_definitions_is_not_said():
         "void dsv3_router_gemm(torch::Tensor& output, const torch::Tensor& mat_a);",
     )
     assert build_change(header, extract_facts(header)) is None
+
+
+def test_code_switched_off_or_a_block_around_lines_that_were_there_is_not_said():
+    off = pr_of(changed("csrc/attention.cu", (
+        "@@ -10,3 +10,6 @@ void run() {\n"
+        "   prepare();\n"
+        "+#if 0  // until the kernel is fixed\n"
+        "+  launch_fast();\n"
+        "+#endif\n"
+        "   finish();\n"
+    )))  # fmt: skip
+    assert targets("#if 0  // until the kernel is fixed") == ""
+    assert build_change(off, extract_facts(off)) is None
+    wrapped = pr_of(changed("csrc/attention.cu", (
+        "@@ -10,3 +10,5 @@ void run() {\n"
+        "+#ifndef USE_ROCM\n"
+        "   launch_fast();\n"
+        "+#endif\n"
+        "   finish();\n"
+    )))  # fmt: skip
+    assert new_blocks(wrapped) == []
+
+
+def test_a_block_nested_in_a_new_block_is_part_of_its_branch():
+    nested = pr_of(changed("csrc/cpu/utils.cpp", (
+        "@@ -5,2 +5,9 @@ void init() {\n"
+        "   setup();\n"
+        "+#ifdef __aarch64__\n"
+        "+#if defined(__ARM_FEATURE_SVE)\n"
+        "+  use_sve();\n"
+        "+#endif\n"
+        "+#else\n"
+        "+  use_avx();\n"
+        "+#endif\n"
+    )))  # fmt: skip
+    (block,) = new_blocks(nested)
+    assert [b.directive for b in block.branches] == ["#ifdef __aarch64__", "#else"]
+    assert block.branches[1].lines == ("use_avx();",)
