@@ -30,7 +30,7 @@ from bot.core.models import ChangedFile, PullRequest
 from summarizer.brackets import unclosed
 from summarizer.diff_budget import exclusion_reason, priority
 from summarizer.hunks import PATCH_CHARS, Hunk, Side, parse_hunks
-from summarizer.line_edits import LineEdit, change_blocks, file_edits, grouped
+from summarizer.line_edits import LineEdit, change_blocks, file_edits, grouped, rows_by_block
 from summarizer.opened_signatures import OpenedSignature, opened_signature
 from summarizer.prose import only_prose, prose_lines
 
@@ -1121,7 +1121,8 @@ def _renamed_by_use(
 ) -> set[tuple[str, str, str]]:
     """A definition removed and one of its kind added in the same file, where the PR rewrites
     a line that uses the old name into the same line with the new name, and leaves the old
-    name on no added line: a rename. vLLM #33724 renamed `compute_pplx_data` to
+    name on no added line, and whose head is rewritten in place (`_head_renamed`): a rename.
+    vLLM #33724 renamed `compute_pplx_data` to
     `compute_batched_moe_data` and rewrapped its C++ head, which `_renamed_heads` cannot
     match, and the summary said "adds `compute_batched_moe_data`". The line must use the
     name, not define it: #34175 wrote a new method in the place of `_block_hashes_to_keys`."""
@@ -1140,9 +1141,29 @@ def _renamed_by_use(
         if any(word_b.search(x) for x in old_lines):
             continue
         uses = (x for x in old_lines if _used(a, x))
-        if any(word_a.sub(b, x) in new_lines for x in uses):
+        if any(word_a.sub(b, x) in new_lines for x in uses) and _head_renamed(d.file, lines, a, b):
             found.add((d.file, a, b))
     return found
+
+
+def _head_renamed(path: str, lines: list[tuple[str, Hunk]], a: str, b: str) -> bool:
+    """A change block of the file that removes the lines defining `a` and adds, in their
+    place, the same text with `b` for `a`, white space aside: the head renamed, rewrapped
+    perhaps, and not a new definition written where the old one stood."""
+    word = re.compile(rf"\b{re.escape(a)}\b")
+    for p, hunk in lines:
+        if p != path:
+            continue
+        added = rows_by_block(hunk.new)
+        for block, rows in rows_by_block(hunk.old).items():
+            heads = [r for r in rows if word.search(hunk.old.lines[r])]
+            if block not in added or not any(not _used(a, hunk.old.lines[r]) for r in heads):
+                continue  # a block that only calls `a` says nothing of its definition
+            old = "".join(hunk.old.lines[r] for r in rows)
+            new = "".join(hunk.new.lines[r] for r in added[block])
+            if "".join(word.sub(b, old).split()) == "".join(new.split()):
+                return True
+    return False
 
 
 # A name after a word that is not an operator is being defined (`def f`, `class C`, `void f`,

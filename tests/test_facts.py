@@ -365,6 +365,24 @@ def test_a_kernel_renamed_where_its_callers_are_rewritten_is_a_rename() -> None:
     assert facts.of("added") == [] and facts.of("removed") == []
 
 
+def test_a_function_replaced_by_another_body_where_callers_are_rewritten_is_no_rename() -> None:
+    replaced = """\
+@@ -10,9 +10,9 @@ namespace engine {
+-int route_naive(int token) {
+-  return token % 8;
++int route_balanced(int token) {
++  return hash_token(token) % num_experts();
+ }
+@@ -40,3 +40,3 @@ void dispatch(int token) {
+-  int expert = route_naive(token);
++  int expert = route_balanced(token);
+   send(expert, token);
+"""
+    facts = extract_facts(pr_of(changed("csrc/moe/router.cpp", replaced)))
+    assert facts.moves == ()
+    assert defs(facts, "added") == {"route_balanced"} and defs(facts, "removed") == {"route_naive"}
+
+
 # vLLM #34175: a new method written where an old one stood, called where the old one was.
 METHOD_REPLACED = """\
 @@ -80,13 +80,13 @@ class WorkerAdapter:
