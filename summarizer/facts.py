@@ -1122,10 +1122,10 @@ def _renamed_by_use(
     """A definition removed and one of its kind added in the same file, where the PR rewrites
     a line that uses the old name into the same line with the new name, and leaves the old
     name on no added line, and whose head is rewritten in place (`_head_renamed`): a rename.
-    vLLM #33724 renamed `compute_pplx_data` to
-    `compute_batched_moe_data` and rewrapped its C++ head, which `_renamed_heads` cannot
-    match, and the summary said "adds `compute_batched_moe_data`". The line must use the
-    name, not define it: #34175 wrote a new method in the place of `_block_hashes_to_keys`."""
+    vLLM #33724 renamed `compute_pplx_data` to `compute_batched_moe_data` and rewrapped its
+    C++ head, which `_renamed_heads` cannot match, and the summary said "adds
+    `compute_batched_moe_data`". The line must use the name, not define it: #34175 wrote a
+    new method in the place of `_block_hashes_to_keys`."""
     gone = [d for d in defs if d.change == "removed"]
     new = [d for d in defs if d.change == "added"]
     if not gone or not new:
