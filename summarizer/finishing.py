@@ -65,6 +65,7 @@ from summarizer.insight import interface_sentence
 from summarizer.line_edits import LineEdit, core
 from summarizer.listed_items import ListedItems, listed_change_sentence, listed_items, says_items
 from summarizer.new_branches import NewBranch, branch_sentence, new_branches
+from summarizer.prose import COMMENT_LINE
 from summarizer.raises import raises_added
 from summarizer.rationale import reason_sentence
 from summarizer.reach import reach, reach_clause
@@ -315,7 +316,9 @@ def change_sentence(facts: ChangeFacts, told: set[str | None] | None = None) -> 
     facts = _code_that_runs_first(facts)
     moved = moved_names(facts)
     strings = _strings_removed(facts)
-    told = (told or set()) | {d.enclosing for d in strings}  # "from `f`" says `f` changes
+    lines = _lines_removed(facts)
+    # "from `f`" says `f` changes
+    told = (told or set()) | {d.enclosing for d in (*strings, *lines)}
     phrases = [
         _moves_phrase(facts, across_files=False),
         phrase("removes", named_definitions(facts.of("removed"), moved)),
@@ -326,6 +329,8 @@ def change_sentence(facts: ChangeFacts, told: set[str | None] | None = None) -> 
         ]),  # fmt: skip
         phrase("removes", [setting_named(s) for s in settings_of(facts, "removed")]),
         phrase("removes", [_strings_named(d) for d in strings]),
+        phrase("removes", [f"the line {code(d.text or '')} from {_place(d.file, d.enclosing)}"
+                           for d in lines]),
         phrase("adds", [setting_named(s) for s in settings_of(facts, "added")]),
         phrase("changes", [
             code(d.name) for d in facts.of("changed")
@@ -347,6 +352,23 @@ def _strings_removed(facts: ChangeFacts) -> list[Deletion]:
         d for d in facts.deletions
         if d.entries and all(e[:1] in "\"'" for e in d.entries) and not is_support_file(d.file)
     ]  # fmt: skip
+
+
+_LINES_REMOVED_AT_MOST = 2
+
+
+def _lines_removed(facts: ChangeFacts) -> list[Deletion]:
+    """Single lines of code removed with nothing in their place, where the PR removes no
+    more of them: each is the change, and "changes `C`" would hide it (vLLM #35054 removed
+    `supports_update_block_table: bool = False` from a class, and nothing else)."""
+    single = [
+        d for d in facts.deletions
+        if d.lines == 1 and not d.entries and d.text and not is_support_file(d.file)
+        and not COMMENT_LINE.match(d.text)
+    ]  # fmt: skip
+    if facts.of("added") or facts.of("removed"):
+        return []  # beside definitions added or removed, a line removed is a detail
+    return single if len(single) == len(facts.deletions) <= _LINES_REMOVED_AT_MOST else []
 
 
 def _strings_named(d: Deletion) -> str:

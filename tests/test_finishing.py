@@ -364,6 +364,22 @@ def test_a_rename_leads_what_changed_and_its_old_callers_are_the_risk():
     )
 
 
+def test_a_single_line_removed_is_said_as_the_line_not_as_its_class_changed():
+    # vLLM #35054: the class's own `False` goes, and it inherits its base's value.
+    unset = pr_of(ChangedFile("vllm/v1/attention/backends/mamba1_attn.py", additions=0,
+                              deletions=1, patch=(
+        "@@ -29,4 +29,3 @@ class Mamba1AttentionMetadataBuilder(\n"
+        "     BaseMambaAttentionMetadataBuilder[Mamba1AttentionMetadata]\n"
+        " ):\n"
+        "     metadata_cls = Mamba1AttentionMetadata\n"
+        "-    supports_update_block_table: bool = False\n"
+    )))  # fmt: skip
+    assert change_sentence(extract_facts(unset)) == (
+        "The diff removes the line `supports_update_block_table: bool = False` from "
+        "`Mamba1AttentionMetadataBuilder` (`vllm/v1/attention/backends/mamba1_attn.py`)."
+    )
+
+
 def test_of_several_renames_the_risk_names_the_one_renamed_in_the_most_files():
     # vLLM #33724 renamed an op in its C++ source, its header and its Python binding, and a
     # helper in one file; the helper's callers are the op, which the PR rewrites itself.
