@@ -317,6 +317,7 @@ def change_sentence(facts: ChangeFacts, told: set[str | None] | None = None) -> 
     moved = moved_names(facts)
     strings = _strings_removed(facts)
     lines = _lines_removed(facts)
+    said_params = _params_said(facts)
     # "from `f`" says `f` changes
     told = (told or set()) | {d.enclosing for d in (*strings, *lines)}
     phrases = [
@@ -326,7 +327,9 @@ def change_sentence(facts: ChangeFacts, told: set[str | None] | None = None) -> 
         # Callers' signatures first: one whose parameters were only retyped is named last.
         phrase("changes the signature of", [
             code(s.name) for s in sorted(facts.signatures, key=lambda s: s.retyped_only)
+            if s not in said_params and s.name not in {p.name for p in said_params}
         ]),  # fmt: skip
+        *(_params_phrase(s) for s in said_params),
         phrase("removes", [setting_named(s) for s in settings_of(facts, "removed")]),
         phrase("removes", [_strings_named(d) for d in strings]),
         phrase("removes", [f"the line {code(d.text or '')} from {_place(d.file, d.enclosing)}"
@@ -354,6 +357,35 @@ def _strings_removed(facts: ChangeFacts) -> list[Deletion]:
     ]  # fmt: skip
 
 
+_PARAM_PHRASES = 2  # more would crowd out what else the sentence says
+
+
+def _params_said(facts: ChangeFacts) -> list[SignatureChange]:
+    """The signatures said by their parameters, one per name, at most `_PARAM_PHRASES`."""
+    said: dict[str, SignatureChange] = {}
+    for s in facts.signatures:
+        if _params_only(s) and s.name not in said and len(said) < _PARAM_PHRASES:
+            said[s.name] = s
+    return list(said.values())
+
+
+def _params_only(s: SignatureChange) -> bool:
+    """Parameters only removed, or only added, by name: the parameters say it all."""
+    gone, new = s.dropped_params, s.new_params
+    return bool(gone) != bool(new) and set(s.removed_params) == set(gone) and set(
+        s.added_params
+    ) == set(new)
+
+
+def _params_phrase(s: SignatureChange) -> str:
+    """ "removes the parameter `x` from `f`", "adds the parameters `a` and `b` to `f`" """
+    names = [code(param_name(p)) for p in (s.dropped_params or s.new_params)]
+    noun = "parameter" if len(names) == 1 else "parameters"
+    if s.dropped_params:
+        return f"removes the {noun} {listed(names)} from {code(s.name)}"
+    return f"adds the {noun} {listed(names)} to {code(s.name)}"
+
+
 _LINES_REMOVED_AT_MOST = 2
 
 
@@ -368,6 +400,9 @@ def _lines_removed(facts: ChangeFacts) -> list[Deletion]:
     ]  # fmt: skip
     if facts.of("added") or facts.of("removed"):
         return []  # beside definitions added or removed, a line removed is a detail
+    # A parameter's line is said by the signature it leaves (vLLM #34687's `seq_lens_cpu`).
+    signed = {s.name for s in facts.signatures}
+    single = [d for d in single if d.enclosing not in signed]
     return single if len(single) == len(facts.deletions) <= _LINES_REMOVED_AT_MOST else []
 
 

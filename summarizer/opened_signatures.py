@@ -32,12 +32,15 @@ class OpenedSignature:
     new_params: tuple[str, ...]
     old_return: str | None
     new_return: str | None
+    closed: bool = True  # the fragment shows the line that closes the parameters
 
     def shown(self, new: bool) -> str:
-        """The visible tail of one side's signature: `(…, a: int, b) -> Tensor`."""
+        """The visible part of one side's signature: `(…, a: int, b) -> Tensor`, or
+        `(…, a: int, b, …)` where the fragment ends among the parameters."""
         params = self.new_params if new else self.old_params
         returns = self.new_return if new else self.old_return
-        return f"(…, {', '.join(params)})" + (f" -> {returns}" if returns else "")
+        tail = "" if self.closed else ", …"
+        return f"(…, {', '.join(params)}{tail})" + (f" -> {returns}" if returns else "")
 
 
 def opened_signature(hunk: Hunk) -> OpenedSignature | None:
@@ -47,17 +50,20 @@ def opened_signature(hunk: Hunk) -> OpenedSignature | None:
     if not m or m.group(2).count("(") > m.group(2).count(")"):
         return None
     old, new = _leading_params(hunk.old), _leading_params(hunk.new)
-    if old is None or new is None or not (old[2] or new[2]):
+    if old is None or new is None or not (old[2] or new[2]) or old[3] != new[3]:
         return None
     if old[:2] == new[:2]:
         return None  # only a comment among the parameters changed
-    return OpenedSignature(m.group(1), old[0], new[0], old[1], new[1])
+    return OpenedSignature(m.group(1), old[0], new[0], old[1], new[1], closed=old[3])
 
 
-def _leading_params(side: Side) -> tuple[tuple[str, ...], str | None, bool] | None:
+def _leading_params(side: Side) -> tuple[tuple[str, ...], str | None, bool, bool] | None:
     """The parameters on the side's first lines, the return annotation of the line that
-    closes them, and whether any of those lines changed; None when a line before the close
-    is not a parameter (the fragment is inside the body, not the signature)."""
+    closes them, whether any of those lines changed, and whether the close is shown; None
+    when a line before the close is not a parameter (the fragment is inside the body, not
+    the signature). A fragment that ends among parameters counts only where each has a
+    type, as a call's arguments over several lines never do (vLLM #34687 removed
+    `seq_lens_cpu: torch.Tensor,` in a hunk that stops three parameters below)."""
     params: list[str] = []
     for row, line in enumerate(side.lines):
         text = line.split("  #")[0].strip()
@@ -65,12 +71,14 @@ def _leading_params(side: Side) -> tuple[tuple[str, ...], str | None, bool] | No
             continue
         if close := _CLOSE.fullmatch(text):
             changed = any(r <= row for r in side.changed if side.lines[r].strip())
-            return tuple(params), close.group(1), changed
+            return tuple(params), close.group(1), changed, True
         parts = _split_params(text.rstrip(","))
         if not parts or not all(_PARAM.fullmatch(p) for p in parts):
             return None
         params += parts
-    return None
+    if not params or not all(":" in p for p in params):
+        return None
+    return tuple(params), None, any(side.lines[r].strip() for r in side.changed), False
 
 
 def _split_params(text: str) -> list[str]:

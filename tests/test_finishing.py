@@ -132,7 +132,7 @@ def test_a_removed_parameter_is_the_risk_named():
         "the parameter is gone."
     )
     assert change_sentence(extract_facts(NEW_SIGNATURE)) == (
-        "The diff changes the signature of `get_lora_op_configs`."
+        "The diff removes the parameter `add_inputs` from `get_lora_op_configs`."
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bot.core.models import ChangedFile, PullRequest
 from summarizer.facts import extract_facts, render_facts
-from summarizer.finishing import risk_sentence
+from summarizer.finishing import change_sentence, risk_sentence
 from summarizer.hunks import parse_hunks
 from summarizer.opened_signatures import opened_signature
 from tests.conftest import REPO
@@ -62,6 +62,9 @@ def test_a_parameter_added_below_the_def_the_header_names_is_a_signature_change(
         "torch.Tensor) -> dict[str, Any]"
     )
     assert "parameters added `longest_query: int`" in render_facts(facts)
+    assert change_sentence(facts).startswith(
+        "The diff adds the parameter `longest_query` to `build_metadata`"
+    )
 
 
 def test_a_hunk_in_the_body_of_the_function_its_header_names_is_not_read_as_parameters():
@@ -80,6 +83,30 @@ def test_a_hunk_in_the_body_of_the_function_its_header_names_is_not_read_as_para
         " ) -> dict[str, Any]:\n"
     )[0]
     assert opened_signature(comment_only) is None
+
+
+def test_a_hunk_that_ends_among_typed_parameters_still_shows_the_signature_change():
+    # vLLM #34687: `seq_lens_cpu` goes; the hunk stops three parameters below it.
+    removed = parse_hunks(
+        "@@ -1617,7 +1624,6 @@ def fast_plan_decode(\n"
+        "     indices: torch.Tensor,\n"
+        "     last_page_len_cpu: torch.Tensor,\n"
+        "-    seq_lens_cpu: torch.Tensor,\n"
+        "     num_qo_heads: int,\n"
+        "     head_dim: int,\n"
+    )[0]
+    opened = opened_signature(removed)
+    assert opened is not None and not opened.closed
+    assert opened.shown(new=True) == "(…, indices: torch.Tensor, last_page_len_cpu: " \
+        "torch.Tensor, num_qo_heads: int, head_dim: int, …)"
+    # A call's arguments over several lines carry no types: they are no parameters.
+    arguments = parse_hunks(
+        "@@ -1660,6 +1660,5 @@ def fast_plan_decode(\n"
+        "             indptr_cpu,\n"
+        "-            indices,\n"
+        "             last_page_len_cpu,\n"
+    )[0]
+    assert opened_signature(arguments) is None
 
 
 def test_a_newly_required_parameter_is_the_risk_with_each_value_the_calls_pass():
