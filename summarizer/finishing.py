@@ -24,6 +24,7 @@ from summarizer.attributes import (
     set_sentence,
 )
 from summarizer.behaviour import behaviour_risk, deferred_import_risk, listed_risk
+from summarizer.bug_story import story_sentence
 from summarizer.build_branches import build_change
 from summarizer.call_arguments import (
     ChangedArgument,
@@ -44,7 +45,14 @@ from summarizer.checks import (
     split_sentences,
     tidy,
 )
-from summarizer.claims import CODE_SPAN, diff_lines, grounded_names, pr_corpus
+from summarizer.claims import (
+    CODE_SPAN,
+    code_pattern,
+    diff_lines,
+    grounded_names,
+    normalize_code,
+    pr_corpus,
+)
 from summarizer.dispatch import dispatch_risk_sentence, dispatch_sentence, dispatches
 from summarizer.facts import (
     MACRO_BLOCK,
@@ -169,8 +177,16 @@ def _what_changed(what: str, pr: PullRequest, facts: ChangeFacts, corpus: str) -
     elif (moves := move_sentence(facts)) and not _MOVE_WORD.search(what):
         # A move read as an addition (or a removal) is the mechanism told wrong.
         what = f"{moves} {what}"
+    return _with_author_words(what, pr)
+
+
+def _with_author_words(what: str, pr: PullRequest) -> str:
+    """What was broken, as the PR's new test tells it, then the why, in the author's words:
+    after the what, each unless the text quotes it already."""
+    if story := story_sentence(pr, what):
+        what = f"{what.strip()} {story}"
     if reason := reason_sentence(pr, what):
-        what = f"{what.strip()} {reason}"  # the why, in the author's words, after the what
+        what = f"{what.strip()} {reason}"
     return what
 
 
@@ -510,8 +526,10 @@ def _readable_core(e: LineEdit) -> tuple[str, str]:
 def _small_edits(facts: ChangeFacts, pr: PullRequest) -> list[LineEdit]:
     """The edits of the code that runs (of the tests, docs or tools when the PR touches
     nothing else), when there are few enough to be the change's mechanism."""
-    runs = [e for e in facts.edits if not is_support_file(e.file)]
-    edits = runs or (list(facts.edits) if not any(runs_code(f) for f in pr.files) else [])
+    # A name added to an import says what the other edits use, not what changes.
+    kept = [e for e in facts.edits if e.old or not e.imported]
+    runs = [e for e in kept if not is_support_file(e.file)]
+    edits = runs or (kept if not any(runs_code(f) for f in pr.files) else [])
     # Statements added one after another are one step: the sentence says them together.
     return edits if len(_said_together(edits)) <= _EDITS_AT_MOST else []
 
@@ -519,9 +537,10 @@ def _small_edits(facts: ChangeFacts, pr: PullRequest) -> list[LineEdit]:
 def _quotes(text: str, e: LineEdit) -> bool:
     """The text quotes the edit's new side, its core or its readable core (an empty core,
     as where a token is dropped, quotes nothing)."""
-    squeezed = " ".join(text.split())
-    news = {" ".join(core(e)[1].split()), " ".join(_readable_core(e)[1].split())}
-    return any(new and new in squeezed for new in news)
+    squeezed = normalize_code(text)
+    news = {core(e)[1], _readable_core(e)[1]}
+    # As a whole: a test file `test_mq_connect_ip.py` does not quote `mq_connect_ip` (#35429).
+    return any(normalize_code(new) and code_pattern(new).search(squeezed) for new in news)
 
 
 def edit_sentence(edits: list[LineEdit]) -> str:
