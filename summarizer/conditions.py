@@ -25,6 +25,7 @@ from summarizer.code_hunks import C_FAMILY, PYTHON_AND_STUBS, code_hunks
 from summarizer.facts import line_owner
 from summarizer.hunks import Hunk, Side
 from summarizer.line_edits import change_blocks
+from summarizer.wording import code, in_place, listed
 
 _PY_BRANCH = re.compile(r"^(?P<indent>\s*)(?P<kw>if|elif|while)\s+(?P<cond>.+?):\s*(?:#.*)?$")
 _C_BRANCH = re.compile(
@@ -241,3 +242,21 @@ def exit_action(line: str) -> str:
             error = next((g for g in m.groups() if g), "") if m.groups() else ""
             return said.format(f"`{error}`") if error else said.split(" {")[0]
     return ""
+
+
+def condition_edit_sentence(c: ConditionChange) -> str:
+    """What the PR does to the condition, for "what changed": "In `f`, `on_gfx950()` is added
+    to the `and` chain it returns." The risk says which cases it moves."""
+    parts = listed([code(p) for p in (c.added or c.dropped)])
+    verb = ("is" if len(c.added or c.dropped) == 1 else "are") + (
+        " added to" if c.added else " dropped from"
+    )
+    if c.returned:
+        target = f"the `{c.operator}` chain it returns"
+    elif c.chained:
+        target = f"an `{c.operator}` chain"
+    elif c.action:
+        target = f"the condition of the branch that {c.action}"
+    else:
+        target = "the condition of a branch"
+    return f"{in_place(c.enclosing, c.file)}, {parts} {verb} {target}."

@@ -25,7 +25,7 @@ from summarizer.attributes import (
 )
 from summarizer.behaviour import behaviour_risk, deferred_import_risk, listed_risk
 from summarizer.bug_story import story_sentence
-from summarizer.build_branches import build_change
+from summarizer.build_branches import BuildChange, build_change
 from summarizer.call_arguments import (
     ChangedArgument,
     PassedValue,
@@ -53,7 +53,10 @@ from summarizer.claims import (
     normalize_code,
     pr_corpus,
 )
-from summarizer.dispatch import dispatch_risk_sentence, dispatch_sentence, dispatches
+from summarizer.code_hunks import CONDITION_CHARS
+from summarizer.condition_chains import chains_changed
+from summarizer.conditions import ConditionChange, condition_edit_sentence, conditions_changed
+from summarizer.dispatch import Dispatch, dispatch_risk_sentence, dispatch_sentence, dispatches
 from summarizer.facts import (
     MACRO_BLOCK,
     ChangeFacts,
@@ -67,7 +70,7 @@ from summarizer.facts import (
 )
 from summarizer.file_kinds import is_support_file, is_test_file, runs_code
 from summarizer.glued_strings import glued_sentence, glued_strings
-from summarizer.guards import guard_sentence, new_guards
+from summarizer.guards import NewGuard, guard_sentence, new_guards
 from summarizer.hunks import assigns
 from summarizer.insight import interface_sentence
 from summarizer.line_edits import LineEdit, core
@@ -127,14 +130,72 @@ def finish(
     )
 
 
+@dataclass(frozen=True)
+class _CodeSays:
+    """What code says exactly of a change, each piece for "what changed"."""
+
+    edits: list[LineEdit]
+    guards: list[NewGuard]
+    branches: list[NewBranch]
+    listed: list[ListedItems]
+    rewrapped: list[RewrappedAssignment]
+    routed: list[Dispatch]
+    condition: ConditionChange | None
+    build: BuildChange | None
+
+    def told(self) -> set[str | None]:
+        """The definitions these pieces say: not "changed" again in the facts' sentence."""
+        told = {e.enclosing for e in self.edits} | {g.enclosing for g in self.guards}
+        told |= {b.enclosing for b in self.branches}
+        told |= {x.enclosing for x in [*self.listed, *self.rewrapped][:1]}
+        told |= {d.enclosing for d in self.routed[:1]}
+        told |= set(self.build.names if self.build else ())
+        return told | ({self.condition.enclosing} if self.condition else set())
+
+
 def _what_changed(what: str, pr: PullRequest, facts: ChangeFacts, corpus: str) -> str:
     """The model's "what changed", led by what code says exactly: the lines a fix turns on,
     the lines put under a new `if`, the new case, the list item, the value rewritten, the
-    values a new chain routes; a facts
-    sentence where the model names too little, or the move it missed; the author's reason."""
-    edits = edits_to_say(facts, pr, what)
+    values a new chain routes, the condition edited, the builds that compile which lines; a
+    facts sentence where the model names too little, or the move it missed; what was broken
+    and why, in the author's words."""
+    says = _code_says(what, pr, facts)
     named = grounded_names(pr, SummarySections(what, "", "", ""), corpus)
     # Named already by the model, or by a sentence of its edits: not "changed" again.
+    sentence = change_sentence(facts, told=says.told() | set(named))
+    if says.listed and not says_items(sentence, says.listed):
+        what = f"{listed_change_sentence(says.listed)} {what}"
+    if says.routed:
+        what = f"{dispatch_sentence(says.routed[0])} {what}"
+    if says.rewrapped:
+        r = says.rewrapped[0]
+        place = in_place(r.enclosing, r.file)
+        what = f"{place}, `{r.name}` becomes `{r.new}` where it was `{r.old}`. {what}"
+    if says.edits:
+        # The line a fix turns on, quoted: what a small model most often tells backwards.
+        what = f"{edit_sentence(says.edits)} {what}"
+    if says.build and says.build.directive not in what:
+        what = f"{says.build.sentence} {what}"
+    if says.condition:
+        what = f"{condition_edit_sentence(says.condition)} {what}"
+    if says.guards and says.guards[0].condition not in what:
+        # Lines re-added one level deeper read as new code (vLLM #35125's "adds a try-except").
+        what = f"{guard_sentence(says.guards[0])} {what}"
+    if says.branches:
+        # The case a fix adds, and what it does then: what a small model calls "adds support".
+        what = f"{branch_sentence(says.branches[0])} {what}"
+    if sentence and len(named) < NAMED_ENOUGH:
+        what = f"{sentence} {what}"
+    elif (moves := move_sentence(facts)) and not _MOVE_WORD.search(what):
+        # A move read as an addition (or a removal) is the mechanism told wrong.
+        what = f"{moves} {what}"
+    return _with_author_words(what, pr)
+
+
+def _code_says(what: str, pr: PullRequest, facts: ChangeFacts) -> _CodeSays:
+    """The pieces code says of the change that the model's `what` does not say already,
+    each line said once: by the piece that says most of it."""
+    edits = edits_to_say(facts, pr, what)
     guards = new_guards(pr)
     branches = [] if guards else _branches_to_say(pr, facts, what)
     # A line of the new case is said by its sentence, not again as a line added.
@@ -144,40 +205,15 @@ def _what_changed(what: str, pr: PullRequest, facts: ChangeFacts, corpus: str) -
     listed = [] if branches else _listed_to_say(pr, facts)
     listed = [] if listed and says_items(what, listed) else listed
     edits = [e for e in edits if e.old or not (listed and says_items(e.new, listed))]
+    condition = None if branches or guards else _condition_to_say(pr, what)
     if build := build_change(pr, facts):
         # Which builds compile which lines: two lines added side by side do not say.
         edits = [e for e in edits if e.old or e.new.strip() not in build.lines]
+    if condition and any(p in e.new for e in edits for p in condition.added or condition.dropped):
+        condition = None  # the edit's sentence quotes the part already
     rewrapped = [] if branches or listed else _rewrapped_to_say(pr, facts, what)
     routed = [] if branches else [d for d in dispatches(pr, facts) if code(d.subject) not in what]
-    told = {e.enclosing for e in edits} | {g.enclosing for g in guards}
-    told |= {b.enclosing for b in branches} | {x.enclosing for x in [*listed, *rewrapped][:1]}
-    told |= {d.enclosing for d in routed[:1]} | set(build.names if build else ())
-    sentence = change_sentence(facts, told=told | set(named))
-    if listed and not says_items(sentence, listed):
-        what = f"{listed_change_sentence(listed)} {what}"
-    if routed:
-        what = f"{dispatch_sentence(routed[0])} {what}"
-    if rewrapped:
-        r = rewrapped[0]
-        place = in_place(r.enclosing, r.file)
-        what = f"{place}, `{r.name}` becomes `{r.new}` where it was `{r.old}`. {what}"
-    if edits:
-        # The line a fix turns on, quoted: what a small model most often tells backwards.
-        what = f"{edit_sentence(edits)} {what}"
-    if build and build.directive not in what:
-        what = f"{build.sentence} {what}"
-    if guards and guards[0].condition not in what:
-        # Lines re-added one level deeper read as new code (vLLM #35125's "adds a try-except").
-        what = f"{guard_sentence(guards[0])} {what}"
-    if branches:
-        # The case a fix adds, and what it does then: what a small model calls "adds support".
-        what = f"{branch_sentence(branches[0])} {what}"
-    if sentence and len(named) < NAMED_ENOUGH:
-        what = f"{sentence} {what}"
-    elif (moves := move_sentence(facts)) and not _MOVE_WORD.search(what):
-        # A move read as an addition (or a removal) is the mechanism told wrong.
-        what = f"{moves} {what}"
-    return _with_author_words(what, pr)
+    return _CodeSays(edits, guards, branches, listed, rewrapped, routed, condition, build)
 
 
 def _with_author_words(what: str, pr: PullRequest) -> str:
@@ -188,6 +224,18 @@ def _with_author_words(what: str, pr: PullRequest) -> str:
     if reason := reason_sentence(pr, what):
         what = f"{what.strip()} {reason}"
     return what
+
+
+def _condition_to_say(pr: PullRequest, what: str) -> ConditionChange | None:
+    """The first condition the PR edits in place by whole parts, short enough to quote,
+    whose parts the model's words do not quote already."""
+    squeezed = " ".join(what.split())
+    for c in [*conditions_changed(pr), *chains_changed(pr)]:
+        parts = c.added or c.dropped
+        if c.values or any(len(p) > CONDITION_CHARS for p in parts):
+            continue
+        return None if all(p in squeezed for p in parts) else c
+    return None
 
 
 def _rewrapped_to_say(

@@ -10,7 +10,7 @@ from summarizer.caching import CacheChange, caches_changed
 from summarizer.checks import FindingKind, check_answer, decide_type
 from summarizer.conditions import ConditionChange, conditions_changed
 from summarizer.facts import extract_facts
-from summarizer.finishing import fact_risk
+from summarizer.finishing import fact_risk, finish
 from summarizer.insight import interface_sentence
 
 
@@ -419,6 +419,24 @@ def test_a_part_added_to_a_returned_and_makes_its_cases_false():
         "`on_gfx950()`: a case where that does not hold now gets a false value where it could "
         "get a true one before."
     )
+
+
+def test_what_changed_says_the_part_a_condition_gains_or_loses_and_the_risk_its_cases():
+    said = SummarySections("It gates FP4.", "", "", "")
+    gated = finish(said, pr_of(GATED), extract_facts(pr_of(GATED)))
+    assert gated.what_changed.startswith(
+        "In `rocm_aiter_ops.is_fp4bmm_enabled`, `on_gfx950()` is added to the `and` chain it "
+        "returns."
+    )
+    relaxed = finish(said, pr_of(RELAXED), extract_facts(pr_of(RELAXED)))
+    assert relaxed.what_changed.startswith(
+        "In `LogitsProcessorWithLoRA`, `self.base_layer.vocab_size <= 32000` is dropped from "
+        "the condition of the branch that raises `ValueError`."
+    )
+    # Where the model quotes the part already, it is not said again.
+    quoted = SummarySections("It drops `self.base_layer.vocab_size <= 32000`.", "", "", "")
+    kept = finish(quoted, pr_of(RELAXED), extract_facts(pr_of(RELAXED)))
+    assert "is dropped from" not in kept.what_changed
 
 
 def test_a_part_dropped_from_a_returned_or_is_no_longer_true_alone():
