@@ -244,19 +244,27 @@ def exit_action(line: str) -> str:
     return ""
 
 
-def condition_edit_sentence(c: ConditionChange) -> str:
+def condition_edit_sentence(c: ConditionChange, also: tuple[str, ...] = ()) -> str:
     """What the PR does to the condition, for "what changed": "In `f`, `on_gfx950()` is added
-    to the `and` chain it returns." The risk says which cases it moves."""
+    to the `and` chain it returns." The risk says which cases it moves. `also` names other
+    definitions where the PR makes the same edit. "" for values matched:
+    summarizer/listed_items.py says those."""
+    if c.values:
+        return ""
     parts = listed([code(p) for p in (c.added or c.dropped)])
     verb = ("is" if len(c.added or c.dropped) == 1 else "are") + (
         " added to" if c.added else " dropped from"
     )
+    each = "each" if also else "it"
     if c.returned:
-        target = f"the `{c.operator}` chain it returns"
+        target = f"the `{c.operator}` chain {each} returns"
     elif c.chained:
         target = f"an `{c.operator}` chain"
     elif c.action:
         target = f"the condition of the branch that {c.action}"
     else:
         target = "the condition of a branch"
-    return f"{in_place(c.enclosing, c.file)}, {parts} {verb} {target}."
+    where = f"In {listed([code(n) for n in (c.enclosing, *also)])}" if also else in_place(
+        c.enclosing, c.file
+    )
+    return f"{where}, {parts} {verb} {target}."

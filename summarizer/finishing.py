@@ -142,6 +142,7 @@ class _CodeSays:
     routed: list[Dispatch]
     condition: ConditionChange | None
     build: BuildChange | None
+    same_conditions: tuple[str, ...] = ()  # other definitions the same condition edit is in
 
     def told(self) -> set[str | None]:
         """The definitions these pieces say: not "changed" again in the facts' sentence."""
@@ -150,7 +151,7 @@ class _CodeSays:
         told |= {x.enclosing for x in [*self.listed, *self.rewrapped][:1]}
         told |= {d.enclosing for d in self.routed[:1]}
         told |= set(self.build.names if self.build else ())
-        return told | ({self.condition.enclosing} if self.condition else set())
+        return told | ({self.condition.enclosing, *self.same_conditions} if self.condition else set())
 
 
 def _what_changed(what: str, pr: PullRequest, facts: ChangeFacts, corpus: str) -> str:
@@ -177,7 +178,7 @@ def _what_changed(what: str, pr: PullRequest, facts: ChangeFacts, corpus: str) -
     if says.build and says.build.directive not in what:
         what = f"{says.build.sentence} {what}"
     if says.condition:
-        what = f"{condition_edit_sentence(says.condition)} {what}"
+        what = f"{condition_edit_sentence(says.condition, says.same_conditions)} {what}"
     if says.guards and says.guards[0].condition not in what:
         # Lines re-added one level deeper read as new code (vLLM #35125's "adds a try-except").
         what = f"{guard_sentence(says.guards[0])} {what}"
@@ -213,7 +214,8 @@ def _code_says(what: str, pr: PullRequest, facts: ChangeFacts) -> _CodeSays:
         condition = None  # the edit's sentence quotes the part already
     rewrapped = [] if branches or listed else _rewrapped_to_say(pr, facts, what)
     routed = [] if branches else [d for d in dispatches(pr, facts) if code(d.subject) not in what]
-    return _CodeSays(edits, guards, branches, listed, rewrapped, routed, condition, build)
+    same = _same_edit(pr, condition) if condition else ()
+    return _CodeSays(edits, guards, branches, listed, rewrapped, routed, condition, build, same)
 
 
 def _with_author_words(what: str, pr: PullRequest) -> str:
@@ -236,6 +238,16 @@ def _condition_to_say(pr: PullRequest, what: str) -> ConditionChange | None:
             continue
         return None if all(p in squeezed for p in parts) else c
     return None
+
+
+def _same_edit(pr: PullRequest, c: ConditionChange) -> tuple[str, ...]:
+    """The other definitions whose condition the PR edits by the same parts (vLLM #35250
+    gates two methods on `on_gfx950()`)."""
+    return tuple(dict.fromkeys(
+        o.enclosing for o in [*conditions_changed(pr), *chains_changed(pr)]
+        if o.enclosing and o.enclosing != c.enclosing
+        and (o.added, o.dropped, o.returned) == (c.added, c.dropped, c.returned)
+    ))  # fmt: skip
 
 
 def _rewrapped_to_say(

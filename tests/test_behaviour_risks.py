@@ -433,6 +433,20 @@ def test_what_changed_says_the_part_a_condition_gains_or_loses_and_the_risk_its_
         "In `LogitsProcessorWithLoRA`, `self.base_layer.vocab_size <= 32000` is dropped from "
         "the condition of the branch that raises `ValueError`."
     )
+    # Each method imports what it gates on first, so no line is edited in place.
+    both = ChangedFile("vllm/_aiter_ops.py", additions=6, deletions=2, patch=(
+        GATED.patch + "@@ -1060,3 +1062,5 @@ class rocm_aiter_ops:\n"
+        "     def is_asm_fp4_gemm_enabled(cls) -> bool:\n"
+        "-        return cls._AITER_ENABLED and cls._FP4_GEMM_ASM\n"
+        "+        from vllm.platforms.rocm import on_gfx950\n"
+        "+\n"
+        "+        return cls._AITER_ENABLED and cls._FP4_GEMM_ASM and on_gfx950()\n"
+    ))  # fmt: skip
+    twice = finish(said, pr_of(both), extract_facts(pr_of(both)))
+    assert twice.what_changed.startswith(
+        "In `rocm_aiter_ops.is_fp4bmm_enabled` and `rocm_aiter_ops.is_asm_fp4_gemm_enabled`, "
+        "`on_gfx950()` is added to the `and` chain each returns."
+    )
     # Where the model quotes the part already, it is not said again.
     quoted = SummarySections("It drops `self.base_layer.vocab_size <= 32000`.", "", "", "")
     kept = finish(quoted, pr_of(RELAXED), extract_facts(pr_of(RELAXED)))
