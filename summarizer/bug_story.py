@@ -23,6 +23,7 @@ from bot.core.models import PullRequest
 from summarizer.file_kinds import is_test_file
 from summarizer.hunks import Hunk, parse_hunks
 from summarizer.prose import prose_lines
+from summarizer.wording import quotable, quoted
 
 QUOTE_CHARS = 300
 _MIN_WORDS = 8
@@ -33,7 +34,6 @@ _STORY = re.compile(
 )
 _PREFIX = re.compile(r"^(?:regression test for\b[^:]*:|(?:the )?bug:)\s*", re.IGNORECASE)
 _REGRESSION = re.compile(r"^regression test for\b", re.IGNORECASE)
-_UNSAFE = re.compile(r"://|#\d|@\w|\bwww\.", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])(?<!e\.g\.)(?<!i\.e\.)\s+(?=[A-Z(`\"])")
 _QUOTES = re.compile(r'^[rRbBuUfF]{0,2}(?:"""|\'\'\')|(?:"""|\'\'\')$')
 
@@ -63,8 +63,8 @@ def story_sentence(pr: PullRequest, said: str = "") -> str:
     if story is None or " ".join(story.text.split())[:40] in " ".join(said.split()):
         return ""
     if story.regression:
-        return f'The PR\'s new regression test in `{story.file}` says: "{story.text}"'
-    return f'The PR\'s new test in `{story.file}` says what was broken: "{story.text}"'
+        return f"The PR's new regression test in `{story.file}` says: {quoted(story.text)}"
+    return f"The PR's new test in `{story.file}` says what was broken: {quoted(story.text)}"
 
 
 def _added_prose(hunk: Hunk) -> list[str]:
@@ -91,11 +91,10 @@ def _story_in(text: str) -> tuple[str, bool] | None:
             continue
         quote = ""
         for j, s in enumerate(sentences[i:]):
-            if _UNSAFE.search(s) or (quote and len(quote) + len(s) + 1 > QUOTE_CHARS):
+            if not quotable(s) or (quote and len(quote) + len(s) + 1 > QUOTE_CHARS):
                 break
             quote = f"{quote} {_PREFIX.sub('', s) if j == 0 else s}".strip()
         words = len(re.findall(r"[A-Za-z]{2,}", quote))
         if words >= _MIN_WORDS and len(quote) <= QUOTE_CHARS and quote.count("`") % 2 == 0:
-            # Its own quotation marks in single ones: the quote is in double quotes.
-            return quote.replace('"', "'"), bool(_REGRESSION.match(sentence))
+            return quote, bool(_REGRESSION.match(sentence))
     return None

@@ -77,7 +77,7 @@ from summarizer.line_edits import LineEdit, core
 from summarizer.listed_items import ListedItems, listed_change_sentence, listed_items, says_items
 from summarizer.new_branches import NewBranch, branch_sentence, new_branches
 from summarizer.prose import COMMENT_LINE
-from summarizer.raises import raises_added
+from summarizer.raises import RaiseAdded, raises_added
 from summarizer.rationale import reason_sentence
 from summarizer.reach import reach, reach_clause
 from summarizer.rebound import rebound_names, rebound_sentence
@@ -92,6 +92,8 @@ from summarizer.wording import (
     moved_setting,
     named_definitions,
     phrase,
+    quotable,
+    quoted,
     running_signatures,
     scope_sentence,
     setting_named,
@@ -143,6 +145,7 @@ class _CodeSays:
     condition: ConditionChange | None
     build: BuildChange | None
     same_conditions: tuple[str, ...] = ()  # other definitions the same condition edit is in
+    raised: RaiseAdded | None = None  # a new error with its message, in code that was there
 
     def told(self) -> set[str | None]:
         """The definitions these pieces say: not "changed" again in the facts' sentence."""
@@ -151,6 +154,7 @@ class _CodeSays:
         told |= {x.enclosing for x in [*self.listed, *self.rewrapped][:1]}
         told |= {d.enclosing for d in self.routed[:1]}
         told |= set(self.build.names if self.build else ())
+        told |= {self.raised.owner} if self.raised else set()
         return told | ({self.condition.enclosing, *self.same_conditions} if self.condition else set())
 
 
@@ -177,6 +181,9 @@ def _what_changed(what: str, pr: PullRequest, facts: ChangeFacts, corpus: str) -
         what = f"{edit_sentence(says.edits)} {what}"
     if says.build and says.build.directive not in what:
         what = f"{says.build.sentence} {what}"
+    if r := says.raised:
+        # The rule a new check enforces, in its author's words (vLLM #34973).
+        what = f"{in_place(r.owner, r.file)}, a new check raises `{r.error}`: {quoted(r.message)} {what}"
     if says.condition:
         what = f"{condition_edit_sentence(says.condition, says.same_conditions)} {what}"
     if says.guards and says.guards[0].condition not in what:
@@ -215,7 +222,10 @@ def _code_says(what: str, pr: PullRequest, facts: ChangeFacts) -> _CodeSays:
     rewrapped = [] if branches or listed else _rewrapped_to_say(pr, facts, what)
     routed = [] if branches else [d for d in dispatches(pr, facts) if code(d.subject) not in what]
     same = _same_edit(pr, condition) if condition else ()
-    return _CodeSays(edits, guards, branches, listed, rewrapped, routed, condition, build, same)
+    raised = None if branches else _raise_to_say(pr, facts, what)
+    return _CodeSays(
+        edits, guards, branches, listed, rewrapped, routed, condition, build, same, raised
+    )
 
 
 def _with_author_words(what: str, pr: PullRequest) -> str:
@@ -237,6 +247,21 @@ def _condition_to_say(pr: PullRequest, what: str) -> ConditionChange | None:
         if c.values or any(len(p) > CONDITION_CHARS for p in parts):
             continue
         return None if all(p in squeezed for p in parts) else c
+    return None
+
+
+_MESSAGE_WORDS = 5  # a shorter message ("bad value") says no rule
+
+
+def _raise_to_say(pr: PullRequest, facts: ChangeFacts, what: str) -> RaiseAdded | None:
+    """The first error the PR newly raises, with a message of a few words, in a definition
+    that was there (new code's raises meet no caller yet), whose error the model's words do
+    not name."""
+    new = {d.name for d in facts.of("added")}
+    for r in raises_added(pr):
+        words = len(re.findall(r"[A-Za-z]{2,}", r.message))
+        if r.owner and r.owner not in new and words >= _MESSAGE_WORDS and quotable(r.message):
+            return None if r.error in what or is_support_file(r.file) else r
     return None
 
 

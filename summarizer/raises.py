@@ -33,6 +33,9 @@ class RaiseAdded:
     # The innermost one (`AttentionImpl.do_rope_and_kv_cache_update`, not `AttentionImpl`):
     # a raise in a method the PR adds meets no caller that reached it before (vLLM #33443).
     owner: str | None = field(default=None, compare=False)
+    # The error's message where the PR writes it as plain strings: the rule it enforces, in
+    # the author's words ("`model` should be provided as the first positional argument").
+    message: str = field(default="", compare=False)
 
 
 def raises_added(pr: PullRequest) -> list[RaiseAdded]:
@@ -51,10 +54,40 @@ def raises_added(pr: PullRequest) -> list[RaiseAdded]:
             if m := _RAISE.match(hunk.new.lines[row]):
                 where = enclosing_definition(path, hunk, True, row)
                 owner = line_owner(path, hunk, True, row)
-                found.append(RaiseAdded(path, _error(m), where, owner))
+                message = _message(hunk.new.lines, row)
+                found.append(RaiseAdded(path, _error(m), where, owner, message))
     new = [r for r in found if r.error not in removed_errors]
     return list(dict.fromkeys(new))
 
 
 def _error(m: re.Match[str]) -> str:
     return (m.group("py") or m.group("cpp") or m.group("check") or "").split("(")[0]
+
+
+_STRING = re.compile(r"""^(?:[rRuU]?"([^"\\{}]*)"|[rRuU]?'([^'\\{}]*)')\s*,?\s*$""")
+_OPENED = re.compile(r"\(\s*(?P<rest>.*)$")
+
+
+def _message(lines: list[str], row: int) -> str:
+    """The message of the error raised at `row`: the plain string literals that follow its
+    opening bracket, joined as Python joins them; "" where any piece is not one (an
+    f-string's fields, a variable, a call)."""
+    opened = _OPENED.search(lines[row])
+    if opened is None:
+        return ""
+    rest = opened["rest"].strip()
+    if rest.endswith(")"):  # the whole call on its line
+        pieces = [rest[:-1]]
+    else:
+        pieces = [rest] if rest else []
+        for line in lines[row + 1 :]:
+            text = line.strip()
+            if text.startswith(")"):
+                break
+            pieces.append(text)
+        else:
+            return ""  # the fragment ends inside the call
+    parts = [_STRING.match(p) for p in pieces if p]
+    if not parts or not all(parts):
+        return ""
+    return "".join(m.group(1) if m.group(1) is not None else m.group(2) for m in parts if m)

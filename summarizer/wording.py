@@ -3,6 +3,8 @@ them, the settings of the code that runs, and which tests change with a PR."""
 
 from __future__ import annotations
 
+import re
+
 from bot.core.models import PullRequest
 from summarizer.facts import (
     MACRO_BLOCK,
@@ -19,6 +21,20 @@ LIST_CAP = 3  # names in one list of a sentence: more reads as a dump
 
 def code(name: str) -> str:
     return f"`{name}`"
+
+
+# Text from a PR quoted in a sentence must never become a link or a ping that prdigest did
+# not build: a URL, an issue number or a handle keeps a sentence from being quoted.
+_UNQUOTABLE = re.compile(r"://|#\d|@\w|\bwww\.", re.IGNORECASE)
+
+
+def quotable(text: str) -> bool:
+    return not _UNQUOTABLE.search(text)
+
+
+def quoted(text: str) -> str:
+    """The PR's own words in double quotes, its own double quotes made single."""
+    return '"' + text.replace('"', "'") + '"'
 
 
 # How a risk says the PR tests none of a change: the insight then says something else.

@@ -42,12 +42,12 @@ def test_the_bug_a_new_test_tells_is_quoted_after_what_changed():
     assert story.text == (
         "multiproc_executor used `parallel_config.master_addr` as `connect_ip` for every DP "
         "group's MessageQueue. For DP groups whose leader is NOT on the master node, binding "
-        "to master_addr fails with 'Cannot assign requested address'."
+        'to master_addr fails with "Cannot assign requested address".'
     )
     out = finish(SummarySections("It fixes the bind.", "", "", ""), pr, extract_facts(pr))
     assert out.what_changed.endswith(
         "The PR's new test in `tests/distributed/test_mq_connect_ip.py` says what was broken: "
-        f'"{story.text}"'
+        f'"{story.text.replace(chr(34), chr(39))}"'
     )
 
 

@@ -4,9 +4,9 @@ one the PR moves (its error removed elsewhere) is not new."""
 
 from __future__ import annotations
 
-from bot.core.models import ChangedFile, PullRequest
+from bot.core.models import ChangedFile, PullRequest, SummarySections
 from summarizer.facts import extract_facts
-from summarizer.finishing import fact_risk
+from summarizer.finishing import fact_risk, finish
 from summarizer.raises import RaiseAdded, raises_added
 
 
@@ -74,3 +74,42 @@ def test_cpp_throws_and_torch_checks_are_raises_too():
         "   launch(out, a);\n"))  # fmt: skip
     assert [r.error for r in raises_added(pr_of(kernel))] == ["TORCH_CHECK", "invalid_argument"]
 
+
+
+def test_the_rule_a_new_check_enforces_is_quoted_from_its_message():
+    # vLLM #34973: a wrapped condition, and a message in two string pieces.
+    wrapped = ChangedFile("vllm/utils/argparse_utils.py", additions=9, patch=(
+        "@@ -219,3 +219,12 @@ class FlexibleArgumentParser(ArgumentParser):\n"
+        "                 pass\n"
+        "+            if (\n"
+        "+                len(args) > 1\n"
+        "+                and args[1].startswith(\"-\")\n"
+        "+            ):\n"
+        "+                raise ValueError(\n"
+        "+                    \"`model` should be provided as the first positional argument \"\n"
+        "+                    \"when using `vllm serve`.\"\n"
+        "+                )\n"
+        "         return super().parse_args(args, namespace)\n"))  # fmt: skip
+    pr = pr_of(wrapped)
+    (raised,) = raises_added(pr)
+    assert raised.message == (
+        "`model` should be provided as the first positional argument when using `vllm serve`."
+    )
+    out = finish(SummarySections("It checks the args.", "", "", ""), pr, extract_facts(pr))
+    assert out.what_changed.startswith(
+        "In `FlexibleArgumentParser`, a new check raises `ValueError`: \"`model` should be "
+        "provided as the first positional argument when using `vllm serve`.\""
+    )
+
+
+def test_a_message_built_at_run_time_or_with_a_link_is_not_quoted():
+    for message in ('f"bad value {x} for the option given"', '"see https://x.io/docs for how"'):
+        built = ChangedFile("vllm/config.py", additions=3, patch=(
+            "@@ -10,2 +10,5 @@ class Config:\n"
+            "         self.check()\n"
+            "+        if self.bad:\n"
+            f"+            raise ValueError({message})\n"
+            "         return self\n"))  # fmt: skip
+        pr = pr_of(built)
+        out = finish(SummarySections("It checks.", "", "", ""), pr, extract_facts(pr))
+        assert "a new check raises `ValueError`: \"" not in out.what_changed, message
