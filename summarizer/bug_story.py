@@ -95,6 +95,6 @@ def _story_in(text: str) -> tuple[str, bool] | None:
                 break
             quote = f"{quote} {_PREFIX.sub('', s) if j == 0 else s}".strip()
         words = len(re.findall(r"[A-Za-z]{2,}", quote))
-        if words >= _MIN_WORDS and len(quote) <= QUOTE_CHARS and quote.count("`") % 2 == 0:
+        if words >= _MIN_WORDS and len(quote) <= QUOTE_CHARS and quotable(quote):
             return quote, bool(_REGRESSION.match(sentence))
     return None

@@ -29,7 +29,8 @@ _UNQUOTABLE = re.compile(r"://|#\d|@\w|\bwww\.", re.IGNORECASE)
 
 
 def quotable(text: str) -> bool:
-    return not _UNQUOTABLE.search(text)
+    """No link, issue number or handle, and no backtick left open to run a code span on."""
+    return not _UNQUOTABLE.search(text) and text.count("`") % 2 == 0
 
 
 def quoted(text: str) -> str:
