@@ -23,6 +23,7 @@ from bot.core.models import PullRequest
 from summarizer.file_kinds import is_test_file
 from summarizer.hunks import Hunk, parse_hunks
 from summarizer.prose import prose_lines
+from summarizer.rationale import SENTENCE_END
 from summarizer.wording import quotable, quoted
 
 QUOTE_CHARS = 300
@@ -34,7 +35,6 @@ _STORY = re.compile(
 )
 _PREFIX = re.compile(r"^(?:regression test for\b[^:]*:|(?:the )?bug:)\s*", re.IGNORECASE)
 _REGRESSION = re.compile(r"^regression test for\b", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!e\.g\.)(?<!i\.e\.)\s+(?=[A-Z(`\"])")
 _QUOTES = re.compile(r'^[rRbBuUfF]{0,2}(?:"""|\'\'\')|(?:"""|\'\'\')$')
 
 
@@ -85,7 +85,7 @@ def _story_in(text: str) -> tuple[str, bool] | None:
     """The quote from the first sentence that tells a bug, whole sentences up to
     QUOTE_CHARS, and whether a regression test states it; None where none does, or the
     first is unsafe to show."""
-    sentences = _SENTENCE_END.split(text)
+    sentences = SENTENCE_END.split(text)
     for i, sentence in enumerate(sentences):
         if not _STORY.match(sentence):
             continue

@@ -49,7 +49,9 @@ _STATEMENT = re.compile(
     r"\b.*[:)]$)"
 )
 _MIN_WORDS = 5
-_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!e\.g\.)(?<!i\.e\.)\s+(?=[A-Z(`])")
+# Where a sentence of prose ends: not after "e.g." or "i.e.", and only before what can
+# start one (a capital, a bracket, a code span).
+SENTENCE_END = re.compile(r"(?<=[.!?])(?<!e\.g\.)(?<!i\.e\.)\s+(?=[A-Z(`])")
 # In C, C++ and CUDA a `#` line is the preprocessor (`#ifdef`), not a comment.
 _C_FAMILY = (".c", ".cc", ".cpp", ".cu", ".cuh", ".h", ".hpp", ".cxx")
 
@@ -167,7 +169,7 @@ def _quoted(text: str) -> str:
     if len(text) <= QUOTE_CHARS:
         return text
     quote = ""
-    for sentence in _SENTENCE_END.split(text):
+    for sentence in SENTENCE_END.split(text):
         if len(quote) + len(sentence) + 1 > QUOTE_CHARS:
             break
         quote = f"{quote} {sentence}".strip()

@@ -25,6 +25,18 @@ FLASHINFER = changed("vllm/model_executor/models/qwen3_next.py", (
 ))  # fmt: skip
 
 
+# vLLM #34153: the legacy routing path imports the old API when it is taken.
+LEGACY_HUNK = (
+    "@@ -40,4 +40,8 @@ def legacy_routing(logits, n_expts_act):\n"
+    "     sm_first = True\n"
+    "+    if use_legacy_triton_kernels:\n"
+    "+        from triton_kernels.routing import routing\n"
+    "+\n"
+    "+        return routing(logits, n_expts_act, sm_first=sm_first)\n"
+    "     return make_routing_data(logits, n_expts_act)\n"
+)
+
+
 def test_a_package_imported_when_a_function_runs_is_the_risk_at_that_call():
     assert risk_of(pr_of(FLASHINFER)) == (
         "`fi_chunk_gated_delta_rule` imports `chunk_gated_delta_rule` from "
@@ -35,15 +47,7 @@ def test_a_package_imported_when_a_function_runs_is_the_risk_at_that_call():
 
 
 def test_the_condition_it_runs_under_is_said_and_a_test_that_calls_it_is_seen():
-    legacy = changed("vllm/model_executor/layers/fused_moe/moe.py", (
-        "@@ -40,4 +40,8 @@ def legacy_routing(logits, n_expts_act):\n"
-        "     sm_first = True\n"
-        "+    if use_legacy_triton_kernels:\n"
-        "+        from triton_kernels.routing import routing\n"
-        "+\n"
-        "+        return routing(logits, n_expts_act, sm_first=sm_first)\n"
-        "     return make_routing_data(logits, n_expts_act)\n"
-    ))  # fmt: skip
+    legacy = changed("vllm/model_executor/layers/fused_moe/moe.py", LEGACY_HUNK)
     test = changed("tests/kernels/test_moe.py", (
         "@@ -1,2 +1,3 @@ def test_routing():\n"
         "     logits = torch.randn(4, 8)\n"
@@ -66,14 +70,7 @@ def test_a_package_the_module_imports_at_its_top_where_installed_fails_only_for_
         "         import triton_kernels.swiglu\n"
         "+    except ImportError:\n"
         "+        use_legacy_triton_kernels = True\n"
-        "@@ -40,4 +42,8 @@ def legacy_routing(logits, n_expts_act):\n"
-        "     sm_first = True\n"
-        "+    if use_legacy_triton_kernels:\n"
-        "+        from triton_kernels.routing import routing\n"
-        "+\n"
-        "+        return routing(logits, n_expts_act, sm_first=sm_first)\n"
-        "     return make_routing_data(logits, n_expts_act)\n"
-    ))  # fmt: skip
+    ) + LEGACY_HUNK.replace("+40,8", "+42,8"))  # fmt: skip
     (found,) = deferred_imports(pr_of(guarded))
     assert found.guarded_at_top
     assert "a version of `triton_kernels` that lacks `triton_kernels.routing` gets an " \
