@@ -355,10 +355,13 @@ def _named_changes(sentence: str) -> list[tuple[str, str]]:
     for pattern, marker in _PHRASES:
         text = pattern.sub(marker, text)
     verb, mode, negated, previous = "", _NONE, False, ""
+    renamed_to = False  # a rename's "to" was read: a name after its target is the next old one
     claims: list[tuple[str, str]] = []
     for m in _TOKEN.finditer(text):
         code, word = m.group(1), (m.group(2) or "").lower()
         if code is not None:
+            if renamed_to and verb == "rename" and mode == _ADD and previous in ("`", "and"):
+                mode = _OLD  # "renames `a` to `b`, `c` to `d`": `c` is the next old name
             if mode in (_ADD, _OLD):
                 claims.append((code.strip(), mode))
             previous = "`"
@@ -372,7 +375,7 @@ def _named_changes(sentence: str) -> list[tuple[str, str]]:
         elif word in _VERB_MODE:
             # "no longer adds `x`" keeps `x` on the old side; "removes `a` and adds `b`" not.
             after_no_longer = mode == _OLD and verb in ("", "previously")
-            verb = _VERB_MODE[word]
+            verb, renamed_to = _VERB_MODE[word], False
             mode = _verb_start(verb, mode if after_no_longer else _NONE, negated,
                                adjective=previous in _DETERMINERS)  # fmt: skip
             negated = False
@@ -382,6 +385,7 @@ def _named_changes(sentence: str) -> list[tuple[str, str]]:
             mode = _NONE if negated else mode
         elif word in _PREPOSITIONS:
             mode = _preposition(verb, word) if verb else _NONE
+            renamed_to = verb == "rename" and mode == _ADD
         elif word not in _FILLER and not (verb == "previously" and word in _PAST_USE):
             verb, mode = "", _NONE
         previous = word

@@ -11,6 +11,7 @@ from bot.core.models import ChangedFile, ChangeType, PullRequest, SummarySection
 from summarizer.checks import (
     Finding,
     FindingKind,
+    _named_changes,
     check_answer,
     decide_type,
     findings_hint,
@@ -138,6 +139,19 @@ def test_removing_one_name_and_adding_another_in_one_sentence_is_told_the_right_
     assert kinds(check_answer(DUMMY_PR, answer(what=told_backwards), ChangeType.SUBSTANTIAL)) == [
         FindingKind.INVERTED
     ]
+
+
+def test_several_renames_in_one_list_each_read_from_old_to_new():
+    # vLLM #33724: code's own "renames `a` to `b`, `c` to `d`" read `c` as added.
+    said = "The diff renames `_image` to `build`, `_text` to `build_text` and `a` to `b`."
+    assert _named_changes(said) == [
+        ("_image", "old"), ("build", "add"), ("_text", "old"), ("build_text", "add"),
+        ("a", "old"), ("b", "add"),
+    ]  # fmt: skip
+    # A name after a rename's clause ends is read by its own verb.
+    assert _named_changes("It renames `a` to `b`; adds `c` and `d`.")[2:] == [
+        ("c", "add"), ("d", "add"),
+    ]  # fmt: skip
 
 
 def test_a_name_said_to_be_removed_that_the_diff_only_adds_is_inverted():
