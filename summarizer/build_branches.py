@@ -18,7 +18,7 @@ Two shapes are read, each from one hunk:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.core.models import PullRequest
 from summarizer.checks import adds_running_definitions
@@ -60,10 +60,6 @@ class BranchEdit:
     subject: str | None  # what the branches define (`KernelVecType<c10::BFloat16>`), if shown
     dropped: tuple[str, ...]  # directives removed with all their lines
     rewritten: tuple[tuple[str, str], ...]  # (old directive, new directive)
-
-
-def directive(line: str) -> re.Match[str] | None:
-    return _DIRECTIVE.match(line)
 
 
 def targets(directive_text: str) -> str:
@@ -173,11 +169,9 @@ def _with_replaced(block: NewBlock, hunk: Hunk) -> NewBlock:
     name, value = m["name"], m["value"]
     word = re.compile(rf"(?<![\w.]){re.escape(value)}(?![\w(])")
     removed = [hunk.old.lines[r] for r in hunk.old.changed if word.search(hunk.old.lines[r])]
-    added = [hunk.new.lines[r] for r in hunk.new.changed]
-    if removed and any(
-        word.sub(name, line).strip() in {a.strip() for a in added} for line in removed
-    ):
-        return NewBlock(block.file, block.enclosing, block.branches, value, name)
+    added = {hunk.new.lines[r].strip() for r in hunk.new.changed}
+    if any(word.sub(name, line).strip() in added for line in removed):
+        return replace(block, replaced=value, name=name)
     return block
 
 

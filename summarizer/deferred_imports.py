@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass, replace
+from functools import cache
 from pathlib import PurePosixPath
 
 from bot.core.models import PullRequest
@@ -48,10 +49,13 @@ def deferred_imports(pr: PullRequest) -> list[DeferredImport]:
     own = {PurePosixPath(f.filename).parts[0] for f in pr.files}
     hunks = list(code_hunks(pr))
     removed = " ".join(h.old.lines[r] for _, h in hunks for r in h.old.changed)
+    # What a file imports at its top is read once per file, not once per hunk or import.
+    loaded = cache(lambda path: own | _loaded(path, hunks))
+    guarded = cache(lambda path: _guarded(path, hunks))
     found = [
-        replace(d, guarded_at_top=d.module.split(".")[0] in _guarded(path, hunks))
+        replace(d, guarded_at_top=d.module.split(".")[0] in guarded(path))
         for path, hunk in hunks
-        for d in _hunk_imports(path, hunk, own | _loaded(path, hunks))
+        for d in _hunk_imports(path, hunk, loaded(path))
         if f" {d.module} " not in f" {removed} "
     ]
     return sorted(found, key=lambda d: is_tooling_file(d.file))

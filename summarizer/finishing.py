@@ -213,7 +213,8 @@ def _code_says(what: str, pr: PullRequest, facts: ChangeFacts) -> _CodeSays:
     listed = [] if branches else _listed_to_say(pr, facts)
     listed = [] if listed and says_items(what, listed) else listed
     edits = [e for e in edits if e.old or not (listed and says_items(e.new, listed))]
-    condition = None if branches or guards else _condition_to_say(pr, what)
+    conditions = [] if branches or guards else [*conditions_changed(pr), *chains_changed(pr)]
+    condition = _condition_to_say(conditions, what)
     if build := build_change(pr, facts):
         # Which builds compile which lines: two lines added side by side do not say.
         edits = [e for e in edits if e.old or e.new.strip() not in build.lines]
@@ -221,7 +222,7 @@ def _code_says(what: str, pr: PullRequest, facts: ChangeFacts) -> _CodeSays:
         condition = None  # the edit's sentence quotes the part already
     rewrapped = [] if branches or listed else _rewrapped_to_say(pr, facts, what)
     routed = [] if branches else [d for d in dispatches(pr, facts) if code(d.subject) not in what]
-    same = _same_edit(pr, condition) if condition else ()
+    same = _same_edit(conditions, condition) if condition else ()
     raised = None if branches else _raise_to_say(pr, facts, what)
     return _CodeSays(
         edits, guards, branches, listed, rewrapped, routed, condition, build, same, raised
@@ -238,11 +239,11 @@ def _with_author_words(what: str, pr: PullRequest) -> str:
     return what
 
 
-def _condition_to_say(pr: PullRequest, what: str) -> ConditionChange | None:
+def _condition_to_say(conditions: list[ConditionChange], what: str) -> ConditionChange | None:
     """The first condition the PR edits in place by whole parts, short enough to quote,
     whose parts the model's words do not quote already."""
     squeezed = " ".join(what.split())
-    for c in [*conditions_changed(pr), *chains_changed(pr)]:
+    for c in conditions:
         parts = c.added or c.dropped
         if c.values or any(len(p) > CONDITION_CHARS for p in parts):
             continue
@@ -265,11 +266,11 @@ def _raise_to_say(pr: PullRequest, facts: ChangeFacts, what: str) -> RaiseAdded 
     return None
 
 
-def _same_edit(pr: PullRequest, c: ConditionChange) -> tuple[str, ...]:
+def _same_edit(conditions: list[ConditionChange], c: ConditionChange) -> tuple[str, ...]:
     """The other definitions whose condition the PR edits by the same parts (vLLM #35250
     gates two methods on `on_gfx950()`)."""
     return tuple(dict.fromkeys(
-        o.enclosing for o in [*conditions_changed(pr), *chains_changed(pr)]
+        o.enclosing for o in conditions
         if o.enclosing and o.enclosing != c.enclosing
         and (o.added, o.dropped, o.returned) == (c.added, c.dropped, c.returned)
     ))  # fmt: skip
