@@ -73,7 +73,13 @@ from summarizer.file_kinds import (
     is_test_file,
     runs_code,
 )
-from summarizer.filler import invented_benefit, invented_expansion, invented_setting, padding
+from summarizer.filler import (
+    effect_how,
+    invented_benefit,
+    invented_expansion,
+    invented_setting,
+    padding,
+)
 from summarizer.gated_claims import enables_what_it_gates, gates_added
 from summarizer.hunks import indent_of, parse_hunks
 from summarizer.listed_items import ListedItems, listed_items, turned_backwards
@@ -674,6 +680,9 @@ def _unanchored(field: str, sentence: str, evidence: _Evidence) -> list[Finding]
     why = "says something that names no function, class, setting or file of the PR"
     if not _anchored(sentence, evidence):
         return [Finding(FindingKind.UNANCHORED, field, sentence, why)]
+    if (how := effect_how(sentence)) and not _anchored(how, evidence):
+        # Without its guess at how, "affects the behavior of X" is padding: the sentence goes.
+        return [Finding(FindingKind.UNANCHORED, field, sentence, f"{why} in how it says")]
     cut = next(reversed(list(_PURPOSE.finditer(sentence))), None)
     if cut is None or len(sentence[: cut.start()].split()) < 6:
         return []

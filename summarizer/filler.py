@@ -107,6 +107,7 @@ _BARE_EFFECT = re.compile(
     re.IGNORECASE,
 )
 _HOW = re.compile(r"\b(?:by|because|since|when|whenever|so that|so|as|which|where|if|unless)\b", re.I)
+_BY = re.compile(r"\bby\s+(?P<how>\w+ing\b[^.:;]*)", re.I)
 
 
 def padding(sentence: str) -> str:
@@ -119,6 +120,18 @@ def padding(sentence: str) -> str:
     if (m := _BARE_EFFECT.search(sentence)) and not _HOW.search(m["rest"]):
         return "says only that the change affects what the code does, not how"
     return ""
+
+
+def effect_how(sentence: str) -> str:
+    """What follows "affects the behavior of X by": the words that say how, or "" when the
+    sentence is no such claim. The small model guesses there ("by scaling the embeddings
+    before they are used in the attention instances", for a line that only gives
+    `embed_scale` a `None` default: vLLM #35094), and the caller decides whether it names
+    enough of the PR to stand."""
+    if not (m := _BARE_EFFECT.search(sentence)):
+        return ""
+    how = _BY.search(m["rest"])
+    return how["how"] if how else ""
 
 
 def invented_benefit(sentence: str, said: Sequence[str]) -> tuple[str, str]:

@@ -91,6 +91,27 @@ def test_a_purpose_clause_that_names_nothing_is_trimmed_and_the_named_part_stays
     assert check_answer(DETOKENIZER, named, ChangeType.SUBSTANTIAL, small_model=True) == []
 
 
+def test_affects_the_behavior_of_a_named_class_by_a_guess_that_names_nothing_goes_whole():
+    # vLLM #35094: "by scaling the embeddings before they are used in the attention
+    # instances", said of a line that only gives `embed_scale` a `None` default. Without
+    # its guess at how, the sentence says only that a change changes what the code does.
+    guess = (
+        "The change affects the behavior of `BaseIncrementalDetokenizer` by processing the "
+        "tokens before they are used in the attention layers."
+    )
+    found = check_answer(DETOKENIZER, answer(ANCHORED, impact=guess), ChangeType.SUBSTANTIAL,
+                         small_model=True)  # fmt: skip
+    assert [(f.kind, f.section, f.trimmed) for f in found] == [
+        (FindingKind.UNANCHORED, "technical_impact", "")
+    ]
+    # How, in the PR's own names, is something said: it stays.
+    named = "The change affects the behavior of `update` by calling `num_output_tokens`."
+    said = answer(ANCHORED, impact=named)
+    assert check_answer(DETOKENIZER, said, ChangeType.SUBSTANTIAL, small_model=True) == []
+    hosted_said = answer(ANCHORED, impact=guess)
+    assert check_answer(DETOKENIZER, hosted_said, ChangeType.SUBSTANTIAL) == []
+
+
 def test_sections_left_with_nothing_are_written_from_the_facts():
     said = answer(
         ANCHORED,
