@@ -93,6 +93,7 @@ from summarizer.placement import (
 )
 from summarizer.prose import COMMENT_LINE, only_prose
 from summarizer.repetition import sentences
+from summarizer.same_values import only_same_values
 
 
 class FindingKind(StrEnum):
@@ -1127,7 +1128,8 @@ def decide_type(
     tiny one that defines nothing, or a clean-up that only deletes code (`facts` show it) is
     TRIVIAL unless the model's reason names code that the diff changes outside those files;
     a default flipped, or new definitions in the code that runs, are SUBSTANTIAL whatever the
-    model says; otherwise the model's type."""
+    model says, and expressions rewritten to give the same values (summarizer/same_values.py)
+    TRIVIAL; otherwise the model's type."""
     if is_revert(pr) or (facts is not None and flipped_defaults(facts)):
         return ChangeType.SUBSTANTIAL
     if model_type == ChangeType.TRIVIAL:
@@ -1135,6 +1137,8 @@ def decide_type(
         # definitions TRIVIAL (vLLM #30357), and no PR the real report calls TRIVIAL adds one.
         new_code = facts is not None and adds_running_definitions(pr, facts)
         return ChangeType.SUBSTANTIAL if new_code else model_type
+    if facts is not None and only_same_values(pr, facts):
+        return ChangeType.TRIVIAL  # computed, so no reason the model gives outweighs it
     if not (looks_trivial(pr) or (facts is not None and only_moves_or_deletes(pr, facts))):
         return model_type
     return model_type if _reason_checks_out(model_reason or "", pr) else ChangeType.TRIVIAL

@@ -26,6 +26,7 @@ from summarizer.facts import ChangeFacts, common_dir, file_kind, param_name, sho
 from summarizer.hunks import assigns
 from summarizer.prose import COMMENT_LINE, only_prose
 from summarizer.relocation import only_relocates
+from summarizer.same_values import only_same_values
 
 # "a new `x`", "the new `x` method", "newly added `x`"
 _NEW_BEFORE = re.compile(r"\bnew(?:ly added)?\s+(?:[A-Za-z]+\s+){0,1}$", re.IGNORECASE)
@@ -68,6 +69,7 @@ class FactEvidence:
     tests_added: bool = False  # a test file, or a test function in one, is new
     docs_only: bool = False  # every file is docs or examples, or changes only comments
     relocates: bool = False  # code moved and imports rewritten, no logic new or gone
+    same_values: bool = False  # expressions rewritten to give the values they gave
 
 
 def fact_evidence(
@@ -85,7 +87,7 @@ def fact_evidence(
         facts, added, removed, context, _touched(pr, facts),
         tuple(f.filename for f in tests), new_tests or any(_TEST_DEF.search(a) for a in added),
         bool(pr.files) and all(file_kind(f) == "docs" or only_prose(f) for f in pr.files),
-        only_relocates(pr, facts),
+        only_relocates(pr, facts), only_same_values(pr, facts),
     )  # fmt: skip
 
 
@@ -296,13 +298,17 @@ def called_effect(sentence: str, ev: FactEvidence) -> str:
     """A change of behaviour claimed for a PR that changes only docs, examples, comments or
     docstrings, or that only moves code: vLLM #34148 reflowed two docstrings and "changes the
     default behavior to disable all multimodal inputs"; #34055 moved 21 modules, and "This
-    change affects the performance and the behavior of the model"."""
-    if not (ev.docs_only or ev.relocates):
+    change affects the performance and the behavior of the model". Or one that rewrites an
+    expression into one that gives the same values: #32621 "affects the behavior of the LoRA
+    expand kernel by changing the `block_n` parameter"."""
+    if not (ev.docs_only or ev.relocates or ev.same_values):
         return ""
     if not (m := _EFFECT.search(BACKTICKED.sub(" ", sentence))):
         return ""
     if ev.docs_only:
         only = "changes only docs, examples, comments or docstrings"
+    elif ev.same_values:
+        only = "only rewrites expressions into ones that give the same values"
     else:
         only = "only moves code and rewrites the imports that reach it: no line of logic changes"
     return f'says "{m.group(0)}", but the PR {only}'

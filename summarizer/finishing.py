@@ -83,6 +83,7 @@ from summarizer.reach import reach, reach_clause
 from summarizer.rebound import rebound_names, rebound_sentence
 from summarizer.relocation import moved_modules
 from summarizer.rewrapped import RewrappedAssignment, rewrapped_assignments
+from summarizer.same_values import rewrite_sentence, value_rewrite
 from summarizer.wording import (
     UNTESTED,
     code,
@@ -1477,6 +1478,9 @@ def _edit_risk(edit: LineEdit, pr: PullRequest, facts: ChangeFacts) -> FactRisk:
     if retyped := _retyped_risk(edit, old, new):
         return retyped
     where = _edit_place(edit)
+    if rewrite := value_rewrite(edit):  # what it gives, computed, not "whatever depended on"
+        sentence = f"{rewrite_sentence(rewrite, where)} {tests_sentence(pr, facts)}"
+        return FactRisk(sentence, (rewrite.new,), exact=True)
     if argument := _argument_edited(edit, old, new, pr):  # the call it goes to, said
         return FactRisk(argument_sentence(argument, where), (new,), exact=True)
     if built := _build_file_risk(edit):

@@ -14,6 +14,7 @@ from bot.core.models import PullRequest
 from summarizer.facts import MACRO_BLOCK, ChangeFacts, short_name
 from summarizer.file_kinds import is_support_file, runs_code
 from summarizer.relocation import relocation_sentence
+from summarizer.same_values import unchanged_values_sentence
 from summarizer.wording import (
     code,
     listed,
@@ -48,7 +49,7 @@ def interface_sentence(facts: ChangeFacts, pr: PullRequest) -> str:
     said = [p for p in parts if p][:3]
     if said:
         return f"For callers and users, the PR {'; '.join(said)}."
-    if relocated := relocation_sentence(facts, pr):
+    if relocated := relocation_sentence(facts, pr) or unchanged_values_sentence(pr, facts):
         return relocated
     running = {f.filename for f in pr.files if runs_code(f)}
     if not running:
