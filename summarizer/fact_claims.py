@@ -527,8 +527,12 @@ def called_changed(span: Span, ev: FactEvidence) -> str:
     if not re.fullmatch(r"[A-Za-z_][\w.:]*", name) or name in ev.touched:
         return ""
     if lines_with(name, ev.added) or lines_with(name, ev.removed):
-        if _only_called(name, ev) and not _defined(name, ev.facts):
+        if _defined(name, ev.facts):
+            return ""
+        if _only_called(name, ev):
             return f"says `{name}` is changed, but the diff only changes a call to it"
+        if _only_read(name, ev):
+            return f"says `{name}` is changed, but the lines the diff changes only read it"
         return ""
     if not lines_with(name, ev.context):
         return ""  # not in the diff at all: the grounding check speaks of it
@@ -545,6 +549,32 @@ def _only_called(name: str, ev: FactEvidence) -> bool:
         line for line in (*ev.added, *ev.removed) if re.search(rf"\b{re.escape(name)}\b", line)
     ]
     return bool(lines) and all(called.search(x) and not defines.search(x) for x in lines)
+
+
+# An assignment's operator: `=`, `*=`, `//=`, not `==`, `<=`, `>=`, `!=`.
+_ASSIGNMENT = re.compile(r"(?<![=<>!])(?:\*\*|//|<<|>>|[-+*/%&|^@])?=(?!=)")
+_TESTS = re.compile(r"\s*(?:return|if|elif|while|assert)\b")
+
+
+def _only_read(name: str, ev: FactEvidence) -> bool:
+    """Every changed line that has `name` has it on the right of an assignment, or in a
+    return or a test, and never as a keyword given a value: vLLM #34813 moved
+    `hidden_states *= self.embedding_multiplier`, and "changes the `embedding_multiplier`
+    attribute" read the use as a change to the value."""
+    if not re.fullmatch(r"[A-Za-z_]\w*", name):
+        return False
+    word = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
+    lines = [x for x in (*ev.added, *ev.removed) if word.search(x)]
+    return bool(lines) and all(_reads(name, x, word) for x in lines)
+
+
+def _reads(name: str, line: str, word: re.Pattern[str]) -> bool:
+    if re.search(rf"(?<!\w){re.escape(name)}\s*=(?!=)", line):
+        return False  # a keyword given a value, or an assignment to it
+    if _TESTS.match(line):
+        return True
+    assignment = _ASSIGNMENT.search(line)
+    return assignment is not None and not word.search(line[: assignment.start()])
 
 
 def _defined(name: str, facts: ChangeFacts) -> bool:

@@ -4,6 +4,7 @@ whole enough to read:
 - a test named by the hunk header above the one the PR changes, misspelled (vLLM #34990);
 - a function "modified to include a new parameter" when only a call to it changes (#34906);
 - a parameter "removed" when a call now passes it another value (#35156);
+- a value "changed" when the changed lines only read it (#34813);
 - an edit quoted by a piece cut inside an expression: "`return` becomes `quant_config =`";
 - a name the diff has only in a string called a function, or strings a list loses called
   code that acts (#35119);
@@ -17,7 +18,7 @@ from summarizer.checks import FindingKind, check_answer
 from summarizer.claims import check_names
 from summarizer.facts import extract_facts
 from summarizer.finishing import finish
-from tests.diffs import ARCH_FALLBACK
+from tests.diffs import ARCH_FALLBACK, OUT_OF_ELSE
 
 
 def pr_of(title: str, *files: ChangedFile) -> PullRequest:
@@ -114,6 +115,17 @@ def test_a_function_only_called_on_the_changed_lines_is_not_called_modified():
         "says `make_fp8_moe_quant_config` is changed, but the diff only changes a call to it"
     ]
     assert explanations(BIASED, said("It changes `Fp8MoEMethod` to keep the config.")) == []
+
+
+def test_a_value_only_read_on_the_changed_lines_is_not_called_changed():
+    # vLLM #34813: the scaling leaves the `else:`; `embedding_multiplier` keeps its value.
+    moved = pr_of("Apply embedding_multiplier to inputs_embeds", OUT_OF_ELSE)
+    wrong = said("The PR changes the `embedding_multiplier` attribute in the model.")
+    assert explanations(moved, wrong) == [
+        "says `embedding_multiplier` is changed, but the lines the diff changes only read it"
+    ]
+    # `hidden_states` is given a value on those lines: changing it is what they do.
+    assert explanations(moved, said("The PR changes `hidden_states` for passed embeddings.")) == []
 
 
 def test_a_parameter_passed_another_value_is_not_called_removed():
