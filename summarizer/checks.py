@@ -1049,12 +1049,14 @@ def tidy(text: str) -> str:
     answered the removed one ("However, it may break …") made to stand on its own."""
     lines = [re.sub(r"[ \t]{2,}", " ", line).rstrip() for line in text.splitlines()]
     lines = [line for line in lines if not re.fullmatch(r"\s*(?:[-*•]|\d+[.)])?\s*", line)]
-    text = "\n".join(lines).strip()
+    text = _ALSO.sub(r"\1", "\n".join(lines).strip(), count=1)
     if standalone := _CONNECTIVE.sub("", text, count=1):
         return standalone[:1].upper() + standalone[1:] if standalone != text else text
     return text
 
 
+# "It also includes qwen …" left first: also than what? (vLLM #34031)
+_ALSO = re.compile(r"^((?:it|this(?: change| PR)?|the (?:PR|change)) )also ", re.IGNORECASE)
 _CONNECTIVE = re.compile(
     r"^(?:however|therefore|thus|additionally|also|moreover|furthermore|in addition|"
     r"as a result|still|but|and)\b,?\s+(?=[\w`])",

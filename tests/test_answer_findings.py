@@ -334,6 +334,9 @@ def test_a_sentence_that_answered_a_removed_one_is_made_to_stand_on_its_own():
     wrong = answer(what="It adds `dtype=config.dtype` to the norms. However, the norms still work.")
     kept = remove_sentences(wrong, check_answer(DTYPE_PR, wrong, ChangeType.SUBSTANTIAL))
     assert kept.what_changed == "The norms still work."
+    also = answer(what="It adds `dtype=config.dtype` to the norms. It also reads the dtype.")
+    kept = remove_sentences(also, check_answer(DTYPE_PR, also, ChangeType.SUBSTANTIAL))
+    assert kept.what_changed == "It reads the dtype."
     # A section that starts with a name is left as written.
     untouched = answer(what="`dtype` is read from the config.")
     assert remove_sentences(untouched, []) == untouched
