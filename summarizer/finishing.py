@@ -76,6 +76,7 @@ from summarizer.insight import interface_sentence
 from summarizer.line_edits import LineEdit, core
 from summarizer.listed_items import ListedItems, listed_change_sentence, listed_items, says_items
 from summarizer.new_branches import NewBranch, branch_sentence, new_branches
+from summarizer.new_locals import new_local_value
 from summarizer.prose import COMMENT_LINE
 from summarizer.raises import RaiseAdded, raises_added
 from summarizer.rationale import reason_sentence
@@ -179,7 +180,7 @@ def _what_changed(what: str, pr: PullRequest, facts: ChangeFacts, corpus: str) -
         what = f"{place}, `{r.name}` becomes `{r.new}` where it was `{r.old}`. {what}"
     if says.edits:
         # The line a fix turns on, quoted: what a small model most often tells backwards.
-        what = f"{edit_sentence(says.edits)} {what}"
+        what = f"{edit_sentence(says.edits, pr)} {what}"
     if says.build and says.build.directive not in what:
         what = f"{says.build.sentence} {what}"
     if r := says.raised:
@@ -630,8 +631,13 @@ def _quotes(text: str, e: LineEdit) -> bool:
     return any(normalize_code(new) and code_pattern(new).search(squeezed) for new in news)
 
 
-def edit_sentence(edits: list[LineEdit]) -> str:
-    """ "In `update`, `len(self.x)` becomes `self.n()`; in `RequestState`, …." """
+def edit_sentence(edits: list[LineEdit], pr: PullRequest | None = None) -> str:
+    """ "In `update`, `len(self.x)` becomes `self.n()`; in `RequestState`, …." A name the
+    PR's lines set just for this (`pr` shows them) is said with its value."""
+    values = {e.new: new_local_value(pr, e.file, e.new) for e in edits if e.old and pr}
+    # The line that sets such a name is said with it, not again as a line added.
+    glossed = {f"{name} = {value}" for name, value in values.items() if value}
+    edits = [e for e in edits if e.old or e.new.strip() not in glossed]
     parts, last = [], ""
     for clause in _said_together(edits):
         e = clause[0]
@@ -640,6 +646,8 @@ def edit_sentence(edits: list[LineEdit]) -> str:
         added = listed([f"`{a.new}`" for a in clause])
         verb = "is added" if len(clause) == 1 else "are added"
         was = f"`{e.old}` becomes `{e.new}`" if e.old else f"{added} {verb}"
+        if e.old and (value := values.get(e.new)):
+            was = f"{was}, which the PR sets to `{value}`"
         if e.old and e.imported:  # a name imported in place of another is no rename (#34687)
             was = f"`{e.new}` is imported in place of `{e.old}`"
         # The place said once for the clauses that follow in it: "in `f`, a becomes b; c is added"
@@ -1482,7 +1490,10 @@ def _edit_risk(edit: LineEdit, pr: PullRequest, facts: ChangeFacts) -> FactRisk:
         sentence = f"{rewrite_sentence(rewrite, where)} {tests_sentence(pr, facts)}"
         return FactRisk(sentence, (rewrite.new,), exact=True)
     if argument := _argument_edited(edit, old, new, pr):  # the call it goes to, said
-        return FactRisk(argument_sentence(argument, where), (new,), exact=True)
+        sentence = argument_sentence(argument, where)
+        if value := new_local_value(pr, edit.file, argument.new):
+            sentence = f"{sentence} `{argument.new}` is `{value}`, set by a line the PR adds."
+        return FactRisk(sentence, (new,), exact=True)
     if built := _build_file_risk(edit):
         return built
     a, b = _ASSIGNED.fullmatch(old), _ASSIGNED.fullmatch(new)
