@@ -75,6 +75,7 @@ from summarizer.hunks import assigns
 from summarizer.insight import interface_sentence
 from summarizer.line_edits import LineEdit, core
 from summarizer.listed_items import ListedItems, listed_change_sentence, listed_items, says_items
+from summarizer.log_calls import broken_sentence, log_fixes, log_risk
 from summarizer.new_branches import NewBranch, branch_sentence, new_branches
 from summarizer.new_locals import new_local_value
 from summarizer.prose import COMMENT_LINE
@@ -178,6 +179,8 @@ def _what_changed(what: str, pr: PullRequest, facts: ChangeFacts, corpus: str) -
         r = says.rewrapped[0]
         place = in_place(r.enclosing, r.file)
         what = f"{place}, `{r.name}` becomes `{r.new}` where it was `{r.old}`. {what}"
+    if fixes := log_fixes(pr):  # said after the edit that quotes the call
+        what = f"{broken_sentence(fixes[0])} {what}"
     if says.edits:
         # The line a fix turns on, quoted: what a small model most often tells backwards.
         what = f"{edit_sentence(says.edits, pr)} {what}"
@@ -832,6 +835,8 @@ def fact_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     if found := behaviour_risk(facts, pr):
         behaviour = FactRisk(found.sentence, found.names, exact=True)
         return _joined(first, behaviour) if first else behaviour
+    if logged := log_risk(pr):
+        return FactRisk(logged, (), exact=True)
     return first or _changed_risk(facts, pr)
 
 
