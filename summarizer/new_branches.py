@@ -238,16 +238,19 @@ def _action(body: list[str]) -> tuple[str, bool]:
     return _effects(body), False
 
 
+_LITERAL = re.compile(r"\"[^\"]{1,40}\"|'[^']{1,40}'|-?\d[\d._]*|True|False|None")
+
+
 def _effects(body: list[str]) -> str:
     sets: list[str] = []
     calls: list[str] = []
-    logs, value = "", ""
+    logs, value, assignments = "", "", 0
     for line in body:
         if m := _LOG.match(line):
             logs = logs or f"logs {'a warning' if 'warn' in m.group(1) else 'a message'}"
         elif m := _ASSIGN.match(line):
             sets += [t.strip() for t in m.group("targets").split(",")]
-            value = line[m.end() :].strip()
+            value, assignments = line[m.end() :].strip(), assignments + 1
         elif (m := _CALL.match(line)) and m.group("name") not in _BUILTINS:
             calls.append(m.group("name"))
     # An attribute set outlives the call; a local is often only a step towards it.
@@ -258,8 +261,12 @@ def _effects(body: list[str]) -> str:
             return f"sets {code(sets[0])} to {code(value)}"
         if m := _CALL.match(value):
             return f"sets {code(sets[0])} from a call to {code(m.group('name'))}"
+    said_sets = f"sets {listed([code(n) for n in sets])}" if sets else ""
+    if assignments == 1 and len(sets) == 1 and _LITERAL.fullmatch(value):
+        # The value a fallback sets is what it falls back to (vLLM #33724's backend).
+        said_sets = f"sets {code(sets[0])} to {code(value)}"
     parts = [
-        f"sets {listed([code(n) for n in sets])}" if sets else "",
+        said_sets,
         f"calls {listed([code(n) for n in calls])}" if calls else "",
         logs,
     ]

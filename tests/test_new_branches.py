@@ -67,6 +67,25 @@ def test_a_new_case_says_its_condition_and_what_it_sets_and_calls():
     )  # a keyword argument inside the call (`requires_grad=False`) is not something it sets
 
 
+def test_a_fallback_that_sets_one_name_to_a_literal_says_the_value():
+    # vLLM #33724: the backend a removed one falls back to is the fact a user needs.
+    fallback = changed("vllm/config/parallel.py", (
+        "@@ -10,3 +10,9 @@ class ParallelConfig:\n"
+        "     def __post_init__(self):\n"
+        "         self.check()\n"
+        "+        if self.all2all_backend == \"pplx\":\n"
+        "+            logger.warning(\"pplx is removed: using allgather_reducescatter\")\n"
+        "+            self.all2all_backend = \"allgather_reducescatter\"\n"
+        "         self.done = True\n"
+    ))  # fmt: skip
+    [branch] = new_branches(pr_of(fallback), extract_facts(pr_of(fallback)))
+    assert branch_sentence(branch) == (
+        "In `ParallelConfig.__post_init__`, new code runs when "
+        "`self.all2all_backend == \"pplx\"`: it sets `self.all2all_backend` to "
+        "`\"allgather_reducescatter\"`, and logs a warning."
+    )
+
+
 def test_a_new_early_exit_says_what_it_returns_and_when():
     pr = pr_of(EARLY)
     [branch] = new_branches(pr, extract_facts(pr))
