@@ -651,6 +651,8 @@ def edit_sentence(edits: list[LineEdit], pr: PullRequest | None = None) -> str:
         was = f"`{e.old}` becomes `{e.new}`" if e.old else f"{added} {verb}"
         if e.old and (value := values.get(e.new)):
             was = f"{was}, which the PR sets to `{value}`"
+        elif e.old and pr is not None and (passed := _argument_said(e, pr)):
+            was = passed
         if e.old and e.imported:  # a name imported in place of another is no rename (#34687)
             was = f"`{e.new}` is imported in place of `{e.old}`"
         # The place said once for the clauses that follow in it: "in `f`, a becomes b; c is added"
@@ -1468,6 +1470,16 @@ def _argument_edited(edit: LineEdit, old: str, new: str, pr: PullRequest) -> Cha
         ),
         None,
     )  # fmt: skip
+
+
+def _argument_said(edit: LineEdit, pr: PullRequest) -> str:
+    """A keyword's new value said as the call's, and which call: "`quant_config` becomes
+    `None`" read as the whole block's (vLLM #35156), where one call, the gate's, changes."""
+    a = _argument_edited(edit, edit.old, edit.new, pr)
+    if a is None or a.position or not (a.callee or a.beside):
+        return ""
+    call = f"the call to `{a.callee}`" if a.callee else f"the call that also passes `{a.beside}`"
+    return f"`{a.name}={a.old}` becomes `{a.name}={a.new}` in {call}"
 
 
 def _edit_place(edit: LineEdit) -> str:

@@ -420,6 +420,13 @@ def test_a_keyword_rewritten_in_a_call_whose_opener_is_not_shown_names_an_argume
         '`quant_config=quant_config`, in the call that also passes `prefix=f"{prefix}.gate"`: '
         "that call gets `None` for `quant_config` whatever `quant_config` is."
     )
+    # What changed says the same call, not the block's `quant_config`.
+    out = finish(SummarySections("It hardcodes the gate.", "", "", ""), pr_of(gate),
+                 extract_facts(pr_of(gate)))  # fmt: skip
+    assert out.what_changed.startswith(
+        "In `Qwen3NextSparseMoeBlock`, `quant_config=quant_config` becomes `quant_config=None` "
+        'in the call that also passes `prefix=f"{prefix}.gate"`.'
+    )
 
 
 def test_a_value_rewritten_over_several_lines_is_said_whole_in_what_changed_and_the_risk():
