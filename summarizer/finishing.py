@@ -178,7 +178,7 @@ def _what_changed(what: str, pr: PullRequest, facts: ChangeFacts, corpus: str) -
     if says.rewrapped:
         r = says.rewrapped[0]
         place = in_place(r.enclosing, r.file)
-        what = f"{place}, `{r.name}` becomes `{r.new}` where it was `{r.old}`. {what}"
+        what = f"{place}, {r.subject} becomes `{r.new}` where it was `{r.old}`. {what}"
     if fixes := log_fixes(pr):  # said after the edit that quotes the call
         what = f"{broken_sentence(fixes[0])} {what}"
     if says.edits:
@@ -225,7 +225,10 @@ def _code_says(what: str, pr: PullRequest, facts: ChangeFacts) -> _CodeSays:
         edits = [e for e in edits if e.old or e.new.strip() not in build.lines]
     if condition and any(p in e.new for e in edits for p in condition.added or condition.dropped):
         condition = None  # the edit's sentence quotes the part already
-    rewrapped = [] if branches or listed else _rewrapped_to_say(pr, facts, what)
+    # A value rewritten where the new case is not is a second change said (vLLM #34140's
+    # `"audio"` entry, now every audio): in the same definition it is the case's detail.
+    said_in = {x.enclosing for x in [*branches, *listed][:1]}
+    rewrapped = [r for r in _rewrapped_to_say(pr, facts, what) if r.enclosing not in said_in]
     routed = [] if branches else [d for d in dispatches(pr, facts) if code(d.subject) not in what]
     same = _same_edit(conditions, condition) if condition else ()
     raised = None if branches else _raise_to_say(pr, facts, what)
@@ -1141,7 +1144,7 @@ def _code_that_was_there_risk(pr: PullRequest, facts: ChangeFacts) -> FactRisk |
     if rewritten := rewrapped_assignments(pr):
         r = rewritten[0]
         return FactRisk(
-            f"{in_place(r.enclosing, r.file)}, `{r.name}` is now `{r.new}`, where it was "
+            f"{in_place(r.enclosing, r.file)}, {r.subject} is now `{r.new}`, where it was "
             f"`{r.old}`: the code below that reads it gets the new value.",
             (r.name,), exact=True,
         )  # fmt: skip

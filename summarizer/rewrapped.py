@@ -24,12 +24,22 @@ class RewrappedAssignment:
 
     file: str
     enclosing: str | None
-    name: str
+    name: str  # a name, or a dictionary's quoted key (`"audio"`)
     old: str
     new: str  # the new value, its lines joined
 
+    @property
+    def subject(self) -> str:
+        """How a sentence names what was given the value: `x`, or the `"audio"` entry."""
+        return f"the `{self.name}` entry" if self.name[0] in "\"'" else f"`{self.name}`"
 
-_ASSIGNMENT = re.compile(r"^\s*(?P<name>[\w.]+)\s*(?::[^=]+)?=(?!=)\s*(?P<value>.+?)\s*$")
+
+# `name = value`, or a dictionary entry written on its own line: `"audio": value,` (vLLM #34140
+# now passes every audio where it passed the first).
+_ASSIGNMENT = re.compile(
+    r"^\s*(?:(?P<name>[\w.]+)\s*(?::[^=]+)?=(?!=)|(?P<key>\"[\w.-]+\"|'[\w.-]+')\s*:)"
+    r"\s*(?P<value>.+?)\s*(?(key),?)\s*$"
+)
 _REWRAPPED_CHARS = 140  # a longer value is not quoted: it would be the sentence
 
 
@@ -45,10 +55,10 @@ def rewrapped_assignments(pr: PullRequest) -> list[RewrappedAssignment]:
             if len(olds) == 1 and len(news) > 1:
                 old = _ASSIGNMENT.match(hunk.old.lines[olds[0]])
                 new = _one_statement([hunk.new.lines[r] for r in news])
-                if old and new and new[0] == old["name"] and not unclosed(old["value"]):
+                if old and new and new[0] == _target(old) and not unclosed(old["value"]):
                     where = line_owner(path, hunk, True, news[0])
                     found.append(
-                        RewrappedAssignment(path, where, old["name"], old["value"], new[1])
+                        RewrappedAssignment(path, where, _target(old), old["value"], new[1])
                     )
     return found
 
@@ -63,10 +73,15 @@ def _one_statement(lines: list[str]) -> tuple[str, str] | None:
     m = _ASSIGNMENT.match(text)
     if not m:
         return None
+    name = _target(m)
     value = re.sub(r",?\s*([)\]}])", r"\1", re.sub(r"([(\[{])\s+", r"\1", m["value"]))
     if value.startswith("(") and value.endswith(")") and _closes_last(value):
         value = value[1:-1]  # the brackets a formatter adds to wrap an expression
-    return (m["name"], value) if len(value) <= _REWRAPPED_CHARS else None
+    return (name, value) if len(value) <= _REWRAPPED_CHARS else None
+
+
+def _target(m: re.Match[str]) -> str:
+    return m["name"] or m["key"]
 
 
 def _closes_last(value: str) -> bool:

@@ -460,6 +460,28 @@ def test_a_value_rewritten_over_several_lines_is_said_whole_in_what_changed_and_
     )
 
 
+def test_a_dictionary_entry_rewritten_over_several_lines_is_said_as_the_entry():
+    # vLLM #34140: the prompt now carries every audio, where it carried the first.
+    entry = changed("vllm/model_executor/models/voxtral.py", (
+        "@@ -495,7 +510,10 @@ class VoxtralForConditionalGeneration(\n"
+        "         prompt = {\n"
+        "             \"multi_modal_data\": {\n"
+        "-                \"audio\": (tokenized.audios[0].audio_array, stt_config.sample_rate)\n"
+        "+                \"audio\": [\n"
+        "+                    (audio.audio_array, stt_config.sample_rate)\n"
+        "+                    for audio in tokenized.audios\n"
+        "+                ],\n"
+        "             },\n"
+    ))  # fmt: skip
+    pr = pr_of(entry)
+    finished = finish(SummarySections("", "", "", ""), pr, extract_facts(pr))
+    assert finished.what_changed.startswith(
+        "In `VoxtralForConditionalGeneration`, the `\"audio\"` entry becomes "
+        "`[(audio.audio_array, stt_config.sample_rate) for audio in tokenized.audios]` where it "
+        "was `(tokenized.audios[0].audio_array, stt_config.sample_rate)`."
+    )
+
+
 def test_a_name_rebound_by_an_added_line_changes_every_read_below_it():
     # vLLM #35396: heterogeneous Nemotron-H layers read their own config.
     rebound = changed("vllm/model_executor/models/nemotron_h.py", (
