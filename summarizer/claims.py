@@ -95,6 +95,10 @@ def _grounded(claim: str, corpus: str) -> bool:
         return True
     if core and core in corpus:
         return True
+    if "/" in core and re.search(r"\.\w{1,5}$", core):
+        # A file's path is one name: `quantization/quark.py` is not grounded by its parts
+        # (vLLM #34157 has `quantization/quark/quark.py`).
+        return False
     # `vllm.model_executor.kernels` is grounded by `vllm/model_executor/kernels/...`.
     if "." in core and core.replace(".", "/") in corpus:
         return True

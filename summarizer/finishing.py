@@ -69,6 +69,7 @@ from summarizer.facts import (
     short_name,
 )
 from summarizer.file_kinds import is_support_file, is_test_file, runs_code
+from summarizer.file_paths import repaired_paths
 from summarizer.glued_strings import glued_sentence, glued_strings
 from summarizer.guards import NewGuard, guard_sentence, new_guards
 from summarizer.hunks import assigns
@@ -340,8 +341,15 @@ def names_marked(
     sections: SummarySections, facts: ChangeFacts, pr: PullRequest
 ) -> SummarySections:
     """The sections with the PR's names marked as code, as readers will see them: checked
-    so, since "removing the TimingContext" is only a claim about `TimingContext` once marked."""
+    so, since "removing the TimingContext" is only a claim about `TimingContext` once marked.
+    A garbled path of a changed file is put right first (summarizer/file_paths.py)."""
+    sections = replace(sections, **{
+        field: repaired_paths(getattr(sections, field), pr) for field in _PROSE_FIELDS
+    })  # fmt: skip
     return mark_code(sections, code_names(facts, pr) + diff_names(sections, pr))
+
+
+_PROSE_FIELDS = ("what_changed", "technical_impact", "potential_risks", "key_insights")
 
 
 def code_names(facts: ChangeFacts, pr: PullRequest) -> list[str]:
