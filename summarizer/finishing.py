@@ -87,6 +87,7 @@ from summarizer.rebound import rebound_names, rebound_sentence
 from summarizer.relocation import moved_modules
 from summarizer.rewrapped import RewrappedAssignment, rewrapped_assignments
 from summarizer.same_values import rewrite_sentence, value_rewrite
+from summarizer.unguarded import Unguarded, taken_out_sentence, unguarded
 from summarizer.wording import (
     UNTESTED,
     code,
@@ -150,6 +151,7 @@ class _CodeSays:
     build: BuildChange | None
     same_conditions: tuple[str, ...] = ()  # other definitions the same condition edit is in
     raised: RaiseAdded | None = None  # a new error with its message, in code that was there
+    taken_out: Unguarded | None = None  # a statement taken out of its branch
 
     def told(self) -> set[str | None]:
         """The definitions these pieces say: not "changed" again in the facts' sentence."""
@@ -159,6 +161,7 @@ class _CodeSays:
         told |= {d.enclosing for d in self.routed[:1]}
         told |= set(self.build.names if self.build else ())
         told |= {self.raised.owner} if self.raised else set()
+        told |= {self.taken_out.enclosing} if self.taken_out else set()
         return told | ({self.condition.enclosing, *self.same_conditions} if self.condition else set())
 
 
@@ -195,6 +198,8 @@ def _what_changed(what: str, pr: PullRequest, facts: ChangeFacts, corpus: str) -
     if says.guards and says.guards[0].condition not in what:
         # Lines re-added one level deeper read as new code (vLLM #35125's "adds a try-except").
         what = f"{guard_sentence(says.guards[0])} {what}"
+    if says.taken_out:
+        what = f"{taken_out_sentence(says.taken_out)} {what}"
     if says.branches:
         # The case a fix adds, and what it does then: what a small model calls "adds support".
         what = f"{branch_sentence(says.branches[0])} {what}"
@@ -233,9 +238,12 @@ def _code_says(what: str, pr: PullRequest, facts: ChangeFacts) -> _CodeSays:
     routed = [] if branches else [d for d in dispatches(pr, facts) if code(d.subject) not in what]
     same = _same_edit(conditions, condition) if condition else ()
     raised = None if branches else _raise_to_say(pr, facts, what)
+    # Moved out of a branch: "changes the multiplier" said of a line that only moved (#34813).
+    out = None if branches or guards else next(iter(unguarded(pr)), None)
     return _CodeSays(
-        edits, guards, branches, listed, rewrapped, routed, condition, build, same, raised
-    )
+        edits, guards, branches, listed, rewrapped, routed, condition, build, same, raised,
+        out if out and out.statement not in what else None,
+    )  # fmt: skip
 
 
 def _with_author_words(what: str, pr: PullRequest) -> str:

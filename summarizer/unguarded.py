@@ -126,3 +126,12 @@ def unguarded_sentence(u: Unguarded) -> str:
             f"case that runs {code(u.other)} now gets it too."
         )
     return f"{where}, {said} now runs outside {branch}, in every case, where it ran only there."
+
+
+def taken_out_sentence(u: Unguarded) -> str:
+    """What changed, said as a move out of the branch: "In `f`, `x *= m` moves out of its
+    `else:` and now runs after the whole `if`/`else`." """
+    where, said = in_place(u.enclosing, u.file), code(u.statement)
+    if u.head.startswith("else"):
+        return f"{where}, {said} moves out of its `else:` and now runs after the whole `if`/`else`."
+    return f"{where}, {said} moves out of `{u.head}` and now runs in every case."

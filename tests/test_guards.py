@@ -109,6 +109,13 @@ def test_a_statement_taken_out_of_an_else_now_runs_for_the_branch_above_it_too()
         "after the whole `if`/`else`, not only in its `else:`: the case that runs "
         "`hidden_states = inputs_embeds` now gets it too."
     )
+    # What changed says the move: the model read the line as a change to the multiplier.
+    out = finish(SummarySections("It scales embeddings.", "", "", ""), taken_out,
+                 extract_facts(taken_out))  # fmt: skip
+    assert out.what_changed.startswith(
+        "In `GraniteMoeHybridModel`, `hidden_states *= self.embedding_multiplier` moves out of "
+        "its `else:` and now runs after the whole `if`/`else`."
+    )
 
 
 def test_a_statement_taken_out_of_an_if_now_runs_where_it_does_not_hold():
