@@ -463,7 +463,7 @@ def change_sentence(facts: ChangeFacts, told: set[str | None] | None = None) -> 
         phrase("adds", [setting_named(s) for s in settings_of(facts, "added")]),
         phrase("changes", [
             code(d.name) for d in facts.of("changed")
-            if _plain_change(d, facts) and d.name not in (told or set())
+            if _plain_change(d, facts) and not {d.name, short_name(d.name)} & told
         ]),  # fmt: skip
         phrase("rewords only comments or docstrings in", [
             code(d.name) for d in facts.of("reworded")
