@@ -690,7 +690,10 @@ def _unanchored(field: str, sentence: str, evidence: _Evidence) -> list[Finding]
     if _anchored(sentence[cut.start() :], evidence):
         return []
     head = sentence[: cut.start()].rstrip(" ,") + "."
-    return [Finding(FindingKind.UNANCHORED, field, sentence, f"{why} in its last clause", head)]
+    # What is left may be padding once its clause goes: "The change affects the behavior of
+    # the `RMSNormGated` layer, as it now correctly applies …" (vLLM #35369).
+    kept = "" if padding(head) else head
+    return [Finding(FindingKind.UNANCHORED, field, sentence, f"{why} in its last clause", kept)]
 
 
 # Where a sentence turns from what changed to why or to what follows.

@@ -112,6 +112,18 @@ def test_affects_the_behavior_of_a_named_class_by_a_guess_that_names_nothing_goe
     assert check_answer(DETOKENIZER, hosted_said, ChangeType.SUBSTANTIAL) == []
 
 
+def test_a_sentence_that_is_padding_once_its_unnamed_clause_is_cut_goes_whole():
+    # vLLM #35369: ", as it now correctly applies the activation function" names nothing;
+    # without it, "affects the behavior of the `RMSNormGated` layer" says only that.
+    said = answer(
+        ANCHORED,
+        impact="The change affects the behavior of `BaseIncrementalDetokenizer`, as it now "
+        "correctly counts the output.",
+    )
+    found = check_answer(DETOKENIZER, said, ChangeType.SUBSTANTIAL, small_model=True)
+    assert [(f.section, f.trimmed) for f in found] == [("technical_impact", "")]
+
+
 def test_sections_left_with_nothing_are_written_from_the_facts():
     said = answer(
         ANCHORED,
