@@ -101,7 +101,7 @@ from summarizer.wording import (
     quoted,
     running_signatures,
     scope_sentence,
-    setting_named,
+    settings_named,
     settings_of,
     tests_sentence,
 )
@@ -456,11 +456,11 @@ def change_sentence(facts: ChangeFacts, told: set[str | None] | None = None) -> 
             if s not in said_params and s.name not in {p.name for p in said_params}
         ]),  # fmt: skip
         *(_params_phrase(s) for s in said_params),
-        phrase("removes", [setting_named(s) for s in settings_of(facts, "removed")]),
+        phrase("removes", settings_named(settings_of(facts, "removed"))),
         phrase("removes", [_strings_named(d) for d in strings]),
         phrase("removes", [f"the line {code(d.text or '')} from {_place(d.file, d.enclosing)}"
                            for d in lines]),
-        phrase("adds", [setting_named(s) for s in settings_of(facts, "added")]),
+        phrase("adds", settings_named(settings_of(facts, "added"))),
         phrase("changes", [
             code(d.name) for d in facts.of("changed")
             if _plain_change(d, facts) and not {d.name, short_name(d.name)} & told

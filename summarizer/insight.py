@@ -22,7 +22,7 @@ from summarizer.wording import (
     moved_setting,
     named_definitions,
     phrase,
-    setting_named,
+    settings_named,
     settings_of,
 )
 
@@ -33,9 +33,9 @@ def interface_sentence(facts: ChangeFacts, pr: PullRequest) -> str:
     changes. "" when the facts name nothing of the code that runs."""
     parts = [
         phrase("moves", [moved_setting(s) for s in settings_of(facts, "moved")]),
-        phrase("removes", [setting_named(s) for s in settings_of(facts, "removed")]),
-        phrase("adds", [setting_named(s) for s in settings_of(facts, "added")]),
-        phrase("changes", [setting_named(s) for s in settings_of(facts, "changed")]),
+        phrase("removes", settings_named(settings_of(facts, "removed"))),
+        phrase("adds", settings_named(settings_of(facts, "added"))),
+        phrase("changes", settings_named(settings_of(facts, "changed"))),
         phrase(
             "changes the signature of",
             [

@@ -111,6 +111,21 @@ def setting_named(s: Setting) -> str:
     return f"the {kind} {code(s.name or s.new or s.old or '')}"
 
 
+def settings_named(settings: list[Setting]) -> list[str]:
+    """Each setting named, a variable both read and written once: "a read and a write of the
+    environment variable `X`", not the two said apart (vLLM #32365)."""
+    env = {s.name for s in settings if s.kind.split(" (")[0] in _ENV_USE}
+    both = {n for n in env if sum(1 for s in settings if s.name == n) > 1}
+    said, out = set(), []
+    for s in settings:
+        if s.name not in both:
+            out.append(setting_named(s))
+        elif s.name not in said:
+            said.add(s.name)
+            out.append(f"a read and a write of the environment variable {code(s.name)}")
+    return out
+
+
 def moved_setting(s: Setting) -> str:
     """ "the CLI flag `--x` from `a.py` to `b.py`" """
     return f"{setting_named(s)} from {code(s.old)} to {code(s.file)}"

@@ -1074,3 +1074,19 @@ def test_a_macro_given_a_body_is_a_macro_block_not_a_function_callers_use() -> N
     what = finish(SummarySections("It registers the op.", "", "", ""), pr, facts)
     assert what.what_changed.startswith("The diff adds a `TORCH_LIBRARY_IMPL_EXPAND` block.")
     assert "callers" not in what.technical_impact
+
+
+def test_a_variable_read_and_written_is_said_once_as_both():
+    # vLLM #32365 reads `VLLM_CPU_NUM_OF_RESERVED_CPU` and sets it where it is unset.
+    reserved = PullRequest("o/r", 1, "NUMA binding", "u", "a", "merged", files=(ChangedFile(
+        "vllm/platforms/cpu.py", "modified", 3, 0, (
+            "@@ -10,2 +10,5 @@ class CpuPlatform:\n"
+            "     def check(cls):\n"
+            "+        if not os.environ.get(\"VLLM_CPU_NUM_OF_RESERVED_CPU\"):\n"
+            "+            os.environ[\"VLLM_CPU_NUM_OF_RESERVED_CPU\"] = \"1\"\n"
+            "+        return None\n")),))  # fmt: skip
+    out = finish(SummarySections("", "", "", ""), reserved, extract_facts(reserved))
+    assert "a read and a write of the environment variable `VLLM_CPU_NUM_OF_RESERVED_CPU`" in (
+        out.what_changed
+    )
+    assert out.what_changed.count("environment variable") == 1
