@@ -53,6 +53,7 @@ from summarizer.conditions import ConditionChange
 from summarizer.fact_claims import (
     FactEvidence,
     called_effect,
+    called_method_of,
     called_modified_existing,
     called_moved_dir,
     called_new_definition,
@@ -800,6 +801,7 @@ def _contradicted(field: str, sentence: str, against: FactEvidence) -> list[Find
         called_set_to(sentence, against),
         called_moved_dir(sentence, against),
         called_modified_existing(sentence, against),
+        called_method_of(sentence, against),
     ]
     return [
         Finding(FindingKind.CONTRADICTS_FACTS, field, sentence, why)

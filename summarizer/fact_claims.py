@@ -276,6 +276,34 @@ def called_modified_existing(sentence: str, ev: FactEvidence) -> str:
     return f'says "{m.group(0)}", but the PR removes or rewrites no line: it only adds'
 
 
+# "the `C` class to include a new method `a` and a new method `b`", "adds a new method `m`
+# to the `C` class"
+_CLASS_THEN_METHODS = re.compile(r"`(?P<cls>[A-Z]\w*)` class\b(?P<rest>[^.;]*)")
+_METHODS_THEN_CLASS = re.compile(
+    r"\bnew methods? (?P<rest>`[\w.]+`(?:[^.;`]*`[\w.]+`)*?)[^.;`]*?\b(?:to|in) the "
+    r"`(?P<cls>[A-Z]\w*)` class\b"
+)
+_METHOD_NAMED = re.compile(r"\bmethods? `([\w.]+)`|`([\w.]+)`")
+
+
+def called_method_of(sentence: str, ev: FactEvidence) -> str:
+    """A new method put in a class the diff does not add it to: vLLM #35047 "modifies the
+    `ModelOptQuantConfigBase` class to include a new method `_from_config`", which the diff
+    adds to its subclass `ModelOptMixedPrecisionConfig`."""
+    claims = [(m["cls"], re.findall(r"\bnew methods? `([\w.]+)`", m["rest"]))
+              for m in _CLASS_THEN_METHODS.finditer(sentence)]  # fmt: skip
+    claims += [(m["cls"], re.findall(r"`([\w.]+)`", m["rest"]))
+               for m in _METHODS_THEN_CLASS.finditer(sentence)]  # fmt: skip
+    added = [d.name for d in ev.facts.of("added") if "." in d.name]
+    for cls, methods in claims:
+        for method in methods:
+            owners = {n.rsplit(".", 1)[0] for n in added if short_name(n) == short_name(method)}
+            if owners and not any(short_name(o) == cls for o in owners):
+                where = sorted(owners)[0]
+                return f"puts `{short_name(method)}` in `{cls}`, where the diff adds it to `{where}`"
+    return ""
+
+
 def called_test_added(sentence: str, ev: FactEvidence) -> str:
     """ "The PR also adds a test" where no test file or test function is new."""
     if not _TEST_ADDED.search(sentence) or ev.tests_added:

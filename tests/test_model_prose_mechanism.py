@@ -540,3 +540,32 @@ def test_existing_code_said_modified_where_the_pr_only_adds_lines_is_contradicte
     ]
     right = "It adds the keys `in_proj_qkvz` and `in_proj_ba` to the mapping."
     assert explanations(KEYS_ADDED, said(right, "It affects `Qwen3NextForCausalLM`.")) == []
+
+
+def test_a_new_method_put_in_a_class_the_diff_does_not_add_it_to_is_found():
+    # vLLM #35047: the base class gains one helper; the new methods are on its subclass.
+    mixed = pr_of("Mixed precision for modelopt", ChangedFile(
+        "vllm/model_executor/layers/quantization/modelopt.py", "modified", 8, 0, (
+            "@@ -100,3 +100,11 @@ class ModelOptQuantConfigBase(QuantizationConfig):\n"
+            "     def get_name(self):\n"
+            "         return \"modelopt\"\n"
+            "+\n"
+            "+class ModelOptMixedPrecisionConfig(ModelOptQuantConfigBase):\n"
+            "+    @classmethod\n"
+            "+    def _from_config(cls, config):\n"
+            "+        return cls()\n"
+            "+\n"
+            "+    def _resolve_quant_algo(self, name):\n"
+            "+        return name\n")))  # fmt: skip
+    wrong = said(
+        "The PR modifies the `ModelOptQuantConfigBase` class to include a new method "
+        "`_from_config` and a new method `_resolve_quant_algo`."
+    )
+    assert explanations(mixed, wrong) == [
+        "puts `_from_config` in `ModelOptQuantConfigBase`, where the diff adds it to "
+        "`ModelOptMixedPrecisionConfig`"
+    ]
+    right = said(
+        "It adds a new method `_from_config` to the `ModelOptMixedPrecisionConfig` class."
+    )
+    assert explanations(mixed, right) == []
