@@ -18,15 +18,17 @@ import operator
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from bot.core.models import PullRequest
 from summarizer.facts import ChangeFacts
 from summarizer.file_kinds import runs_code
 from summarizer.line_edits import LineEdit, core
-from summarizer.wording import code
+from summarizer.wording import code, listed
 
-_HIGH = 1024  # the variable's values checked: 0 to this (sizes, counts, slices, ranks)
+_HIGH = 1024  # every value of the variable from 0 to this is checked (sizes, counts, ranks)
 _LOW = 16  # values checked, at least, for anything to be said
+_BITS = 256  # an integer wider than this is not computed: a diff line must not stall us
 _SHOWN = 3  # differing values named, at most
 
 
@@ -71,7 +73,8 @@ class ValueRewrite:
     new: str
     variable: str
     differ: tuple[tuple[int, str, str], ...]
-    high: int = _HIGH  # the values checked are 0 to this: above it, one side is not known
+    through: int = _HIGH  # every value from 0 to this was checked
+    beyond: int = 0  # larger values checked: powers of two, each constant and its neighbours
 
     @property
     def same_from_one(self) -> bool:
@@ -96,6 +99,7 @@ def only_same_values(pr: PullRequest, facts: ChangeFacts) -> bool:
     return bool(rewrites) and all(r.same_from_one for r in rewrites) and lines == len(rewrites)
 
 
+@lru_cache(maxsize=1024)
 def value_rewrite(edit: LineEdit) -> ValueRewrite | None:
     """The edit as an expression of one variable rewritten, where both sides evaluate."""
     if not (edit.old and edit.new) or edit.prose or edit.imported:
@@ -109,9 +113,9 @@ def value_rewrite(edit: LineEdit) -> ValueRewrite | None:
         if len(variables) != 1 or _variables(old_tree) != _variables(new_tree):
             continue
         (variable,) = variables
-        differ, high = _differences(old_tree, new_tree, variable)
-        if high >= _LOW:
-            return ValueRewrite(edit, old, new, variable, differ, high)
+        differ, through, beyond = _differences(old_tree, new_tree, variable)
+        if through >= _LOW:
+            return ValueRewrite(edit, old, new, variable, differ, through, beyond)
     return None
 
 
@@ -131,7 +135,8 @@ def _candidates(edit: LineEdit) -> Iterator[tuple[str, str]]:
 
 
 def _value(text: str) -> str:
-    return text.strip().rstrip(",;").strip()
+    """The value as written, without a trailing comma or comment."""
+    return re.sub(r"\s+#[^\"']*$", "", text.strip()).rstrip(",;").strip()
 
 
 def _stands_alone(part: str, line: str) -> bool:
@@ -157,7 +162,9 @@ def _check(node: ast.AST) -> None:
                                      ast.Constant))  # fmt: skip
         if not allowed:
             raise _Unknown
-        if isinstance(child, ast.Constant) and type(child.value) not in (int, bool):
+        if isinstance(child, ast.Constant) and (
+            type(child.value) not in (int, bool) or abs(child.value) > 2**64
+        ):
             raise _Unknown
         if isinstance(child, ast.Call) and (child.keywords or _callee(child) not in _PURE):
             raise _Unknown
@@ -165,15 +172,22 @@ def _check(node: ast.AST) -> None:
             raise _Unknown
 
 
+# Helpers whose name says what they do wherever they come from (`triton.next_power_of_2`);
+# `x.max(n, 0)` is a method of `x`, not the built-in.
+_QUALIFIED = frozenset({"next_power_of_2", "cdiv", "round_up"})
+
+
 def _callee(call: ast.Call) -> str:
     func = call.func
-    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    if isinstance(func, ast.Attribute):
+        return func.attr if func.attr in _QUALIFIED else ""
+    return getattr(func, "id", "")
 
 
 def _variables(tree: ast.expr) -> set[str]:
     """The names the expression reads (`self.n` as one), helpers called aside."""
     callees = {id(c.func) for c in ast.walk(tree) if isinstance(c, ast.Call)}
-    found = set()
+    found: set[str] = set()
     for node in ast.walk(tree):
         if id(node) in callees or isinstance(node, ast.Call):
             continue
@@ -186,29 +200,50 @@ def _inside_attribute(node: ast.AST, tree: ast.expr) -> bool:
     return any(isinstance(p, ast.Attribute) and p.value is node for p in ast.walk(tree))
 
 
+def _points(*trees: ast.expr) -> list[int]:
+    """The values checked: 0 to `_HIGH`, then where a larger value could differ: each power
+    of two to 2^32 and its neighbours, and each constant of the expressions, its neighbours
+    and its double (`min(n, 8192)` and `n` part at 8193)."""
+    constants = {
+        c.value for t in trees for c in ast.walk(t)
+        if isinstance(c, ast.Constant) and type(c.value) is int and 0 <= c.value <= 2**32
+    }  # fmt: skip
+    larger = {p + d for k in range(11, 33) for p in (2**k,) for d in (-1, 0, 1)}
+    larger |= {c + d for c in constants for d in (-1, 0, 1)} | {2 * c for c in constants}
+    return [*range(_HIGH + 1), *sorted(v for v in larger if v > _HIGH)]
+
+
 def _differences(
     old: ast.expr, new: ast.expr, variable: str
-) -> tuple[tuple[tuple[int, str, str], ...], int]:
-    """The values where old and new differ, and the last value checked: the values run up
-    from 0 until one side cannot be known (`next_power_of_2(0)`), at most to `_HIGH`."""
-    differ = []
-    for value in range(_HIGH + 1):
+) -> tuple[tuple[tuple[int, str, str], ...], int, int]:
+    """The values where old and new differ; the last value of the run from 0 that both
+    sides give (`next_power_of_2(0)` is not known, so neither is what uses it); how many
+    larger values both give. A value neither can be known at is skipped."""
+    differ: list[tuple[int, str, str]] = []
+    through, beyond, unbroken = -1, 0, True
+    for value in _points(old, new):
         try:
             before, after = _result(old, variable, value), _result(new, variable, value)
         except _Unknown:
-            return tuple(differ), value - 1
+            unbroken = False
+            continue
+        if unbroken and value <= _HIGH:
+            through = value
+        elif value > through:
+            beyond += 1
         if before != after:
             differ.append((value, before, after))
-    return tuple(differ), _HIGH
+    return tuple(differ), through, beyond
 
 
 def _result(tree: ast.expr, variable: str, value: int) -> str:
     try:
-        return repr(_evaluate(tree, variable, value))
+        result = _evaluate(tree, variable, value)
     except ZeroDivisionError:
         return "raised `ZeroDivisionError`"
-    except (ValueError, OverflowError, TypeError) as e:
+    except (ValueError, OverflowError, TypeError, MemoryError, RecursionError) as e:
         raise _Unknown from e
+    return repr(int(result) if isinstance(result, bool) else result)
 
 
 def _evaluate(node: ast.expr, variable: str, value: int) -> int | float | bool:
@@ -219,7 +254,7 @@ def _evaluate(node: ast.expr, variable: str, value: int) -> int | float | bool:
             return value
         case ast.BinOp(left=left, op=op, right=right):
             a, b = _evaluate(left, variable, value), _evaluate(right, variable, value)
-            return _BINARY[type(op)](a, b)
+            return _bounded(_BINARY[type(op)], op, a, b)
         case ast.UnaryOp(op=ast.USub(), operand=operand):
             return -_evaluate(operand, variable, value)
         case ast.UnaryOp(op=ast.Not(), operand=operand):
@@ -236,7 +271,25 @@ def _evaluate(node: ast.expr, variable: str, value: int) -> int | float | bool:
     raise _Unknown
 
 
-def _bool_op(op: ast.boolop, values: list[ast.expr], variable: str, value: int) -> int | bool:
+def _bounded(
+    apply: Callable[[int, int], int], op: ast.operator, a: int | float, b: int | float
+) -> int | float:
+    """The operation's result, where it stays small: a shift by more than 64 bits or a
+    product of wide numbers is not computed at all."""
+    if isinstance(op, (ast.LShift, ast.RShift)) and not 0 <= b <= 64:
+        raise _Unknown
+    if isinstance(op, ast.Mult) and isinstance(a, int) and isinstance(b, int):
+        if a.bit_length() + b.bit_length() > _BITS:
+            raise _Unknown
+    result = apply(a, b)
+    if isinstance(result, int) and result.bit_length() > _BITS:
+        raise _Unknown
+    return result
+
+
+def _bool_op(
+    op: ast.boolop, values: list[ast.expr], variable: str, value: int
+) -> int | float | bool:
     result: int | float | bool = isinstance(op, ast.And)
     for operand in values:
         result = _evaluate(operand, variable, value)
@@ -260,30 +313,31 @@ def _compare(
 
 
 def rewrite_sentence(rewrite: ValueRewrite, where: str) -> str:
-    """What the rewrite does to the values, as computed: the same for every count, or where
-    it differs."""
+    """What the rewrite does to the values, as computed: the same for every value checked,
+    or where it differs. Only what was computed is claimed."""
     old, new, name = code(rewrite.old), code(rewrite.new), code(rewrite.variable)
-    if not rewrite.differ:
-        return (
-            f"{where} now computes {new} where it computed {old}, and the two give the same "
-            f"value for every {name} from 0 to {rewrite.high:,}: the PR rewrites how the value is "
-            "written, not the value."
-        )
+    computes = f"{where} now computes {new} where it computed {old}"
     if rewrite.same_from_one:
+        checked = checked_values(rewrite)
+        if not rewrite.differ:
+            return f"{computes}; the two give the same value {checked}."
         (_, before, after) = rewrite.differ[0]
         return (
-            f"{where} now computes {new} where it computed {old}; the two give the same value "
-            f"for every {name} from 1 to {rewrite.high:,}. Only {name} = 0 differs: the old "
-            f"{_gave(before, 'gave')}, the new {_gave(after, 'gives')}."
+            f"{computes}; the two give the same value {checked}. Only {name} = 0 differs: the "
+            f"old {_gave(before, 'gave')}, the new {_gave(after, 'gives')}."
         )
-    shown = "; ".join(
-        f"{name} = {value}: {_bare(before)}, now {_bare(after)}"
+    shown = listed([
+        f"{value:,} ({_bare(before)}, now {_bare(after)})"
         for value, before, after in rewrite.differ[:_SHOWN]
-    )
-    return (
-        f"{where} now computes {new} where it computed {old}. Of the values of {name} from 0 "
-        f"to {rewrite.high:,}, {len(rewrite.differ):,} give another result ({shown})."
-    )
+    ])  # fmt: skip
+    more = ", among others" if len(rewrite.differ) > _SHOWN else ""
+    return f"{computes}. The two differ at {name} = {shown}{more}."
+
+
+def checked_values(rewrite: ValueRewrite) -> str:
+    """ "for every `n` from 1 to 1,024 and at 70 larger values checked" """
+    larger = f" and at {rewrite.beyond} larger values checked" if rewrite.beyond else ""
+    return f"for every {code(rewrite.variable)} from 1 to {rewrite.through:,}{larger}"
 
 
 def _gave(result: str, verb: str) -> str:
@@ -302,10 +356,10 @@ def unchanged_values_sentence(pr: PullRequest, facts: ChangeFacts) -> str:
     if not only_same_values(pr, facts):
         return ""
     rewrites = value_rewrites(pr, facts)
-    ranges = " and ".join(f"{code(r.variable)} from 1 to {r.high:,}" for r in rewrites[:_SHOWN])
+    checked = "; ".join(checked_values(r) for r in rewrites[:_SHOWN])
     return (
-        f"For every {ranges}, the new expression gives what the old one gave: the PR rewrites "
-        f"how {_written(rewrites)} computes a value, not the value."
+        f"The new expression gives what the old one gave {checked}: the PR rewrites how "
+        f"{_written(rewrites)} computes a value, and no value checked changes."
     )
 
 

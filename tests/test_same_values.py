@@ -36,7 +36,7 @@ def test_a_rewrite_that_gives_the_same_values_is_said_so_with_the_values_checked
     (rewrite,) = value_rewrites(BLOCK_N, facts)
     assert rewrite.variable == "num_slices"
     # next_power_of_2(0) depends on whose helper it is: the values stop where 128 // n is 0.
-    assert rewrite.high == 128
+    assert (rewrite.through, rewrite.beyond) == (128, 0)
     assert rewrite.differ == ((0, "raised `ZeroDivisionError`", "128"),)
     assert only_same_values(BLOCK_N, facts)
     assert risk_of(BLOCK_N).startswith(
@@ -47,8 +47,9 @@ def test_a_rewrite_that_gives_the_same_values_is_said_so_with_the_values_checked
     )
     out = finish(SummarySections("It updates block_n.", "", "", ""), BLOCK_N, facts)
     assert out.technical_impact == (
-        "For every `num_slices` from 1 to 128, the new expression gives what the old one gave: "
-        "the PR rewrites how `get_lora_op_configs` computes a value, not the value."
+        "The new expression gives what the old one gave for every `num_slices` from 1 to 128: "
+        "the PR rewrites how `get_lora_op_configs` computes a value, and no value checked "
+        "changes."
     )
 
 
@@ -68,10 +69,10 @@ def test_a_rewrite_that_gives_other_values_names_the_first_that_differ():
     (rewrite,) = value_rewrites(halved, extract_facts(halved))
     assert rewrite.differ[:2] == ((1, "0", "1"), (3, "1", "2"))
     assert not only_same_values(halved, extract_facts(halved))
-    assert "Of the values of `num_tokens` from 0 to 1,024, 512 give another result " in (
-        risk_of(halved)
-    )
-    assert "(`num_tokens` = 1: `0`, now `1`; `num_tokens` = 3: `1`, now `2`;" in risk_of(halved)
+    assert (
+        "The two differ at `num_tokens` = 1 (`0`, now `1`), 3 (`1`, now `2`) and 5 (`2`, now "
+        "`3`), among others."
+    ) in risk_of(halved)
 
 
 def test_only_what_can_be_evaluated_is_evaluated():
@@ -89,3 +90,22 @@ def test_only_what_can_be_evaluated_is_evaluated():
 def test_a_rewrite_in_tests_or_docs_is_not_evaluated():
     in_tests = one_line("x = n // 2", "x = n >> 1", path="tests/test_x.py")
     assert value_rewrites(in_tests, extract_facts(in_tests)) == []
+
+
+def test_a_bound_removed_above_the_first_values_is_found_at_its_constant():
+    # `min(n, 8192)` and `n` agree up to 8,192: the constant's neighbours are checked too.
+    unbounded = one_line('"max_tokens": min(num_tokens, 8192),', '"max_tokens": num_tokens,')
+    (rewrite,) = value_rewrites(unbounded, extract_facts(unbounded))
+    assert rewrite.differ[0] == (8193, "8192", "8193")
+    assert not only_same_values(unbounded, extract_facts(unbounded))
+    assert decide_type(unbounded, ChangeType.SUBSTANTIAL, "", extract_facts(unbounded)) == (
+        ChangeType.SUBSTANTIAL
+    )
+
+
+def test_a_value_too_wide_to_compute_is_not_computed():
+    # A diff line must not stall the digest: shifts past 64 bits are not evaluated.
+    huge = one_line("x = (n << 99999999999) * (n << 99999999999) % 7", "x = n % 7")
+    assert value_rewrites(huge, extract_facts(huge)) == []
+    method = one_line("x = y.max(n, 0)", "x = n")  # a method of `y`, not the built-in
+    assert value_rewrites(method, extract_facts(method)) == []
