@@ -22,10 +22,17 @@ from summarizer.file_kinds import runs_code
 from summarizer.line_edits import change_blocks
 from summarizer.wording import code, in_place
 
-_LOGGER = re.compile(r"(?:^|\.)(?:logger|logging|log|_logger|LOG|LOGGER)$")
+_LOGGERS = r"(?:logger|logging|log|_logger|LOG|LOGGER)"
+_LOGGER = re.compile(rf"(?:^|\.){_LOGGERS}$")
 _LEVELS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical"})
-# A %-style conversion, `%(name)s` included; `%%` is a literal percent sign.
-_PLACEHOLDER = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[diouxXeEfFgGcrsa%]")
+# A line that logs, and its level (vLLM's `warning_once` and `info_once` log as the level).
+LOG_LINE = re.compile(rf"{_LOGGERS}\.({'|'.join(sorted(_LEVELS, key=len, reverse=True))})\w*\(")
+# A %-style conversion, `%(name)s` and `%*d` included; `%%` is a literal percent sign.
+_PLACEHOLDER = re.compile(
+    r"%(?:\([^)]*\))?[-#0 +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[hlL]?[diouxXeEfFgGcrsa%]"
+)
+# Loggers that format with `{}` or keywords: their calls are not `%`-formatted at all.
+_OTHER_LOGGING = re.compile(r"\b(?:loguru|structlog)\b")
 
 
 @dataclass(frozen=True)
@@ -33,10 +40,12 @@ class LogCall:
     level: str
     placeholders: int
     arguments: int
+    eager: bool = False  # an argument calls something, whether or not the record is emitted
 
     @property
     def fits(self) -> bool:
-        return self.placeholders == self.arguments
+        """`logging` formats the message only when it is given arguments."""
+        return self.arguments == 0 or self.placeholders == self.arguments
 
 
 @dataclass(frozen=True)
@@ -62,23 +71,33 @@ def log_call(line: str) -> LogCall | None:
     call = tree.body[0].value
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
         return None
-    if call.func.attr not in _LEVELS or not _LOGGER.search(ast.unparse(call.func.value)):
+    level = call.func.attr.removesuffix("_once")
+    if level not in _LEVELS or not _LOGGER.search(ast.unparse(call.func.value)):
         return None
     if not call.args or not isinstance(message := call.args[0], ast.Constant):
         return None
     if not isinstance(message.value, str) or any(isinstance(a, ast.Starred) for a in call.args):
         return None
-    conversions = [p for p in _PLACEHOLDER.findall(message.value) if p != "%%"]
-    if any("(" in p for p in conversions):
-        return None  # a mapping is one argument for many placeholders: not counted here
-    return LogCall(call.func.attr, len(conversions), len(call.args) - 1)
+    if len(call.args) == 2 and isinstance(call.args[1], ast.Dict):
+        return None  # one mapping serves every `%(name)s`: not counted here
+    conversions = [m.group(0) for m in _PLACEHOLDER.finditer(message.value)]
+    conversions = [c for c in conversions if c != "%%"]
+    if any("(" in c for c in conversions):
+        return None
+    wanted = sum(1 + c.count("*") for c in conversions)  # `%*d` takes a width and a value
+    values = [*call.args[1:], *(k.value for k in call.keywords)]
+    eager = any(isinstance(n, ast.Call) for v in values for n in ast.walk(v))
+    return LogCall(level, wanted, len(call.args) - 1, eager)
 
 
 def log_fixes(pr: PullRequest) -> list[LogFix]:
     """Each logging call of the Python that runs rewritten, in its change block, from one
     whose arguments do not fit its message to one whose do."""
     found = []
+    other = {f.filename for f in pr.files if _OTHER_LOGGING.search(f.patch or "")}
     for path, hunk in code_hunks(pr):
+        if path in other:
+            continue
         old_blocks, new_blocks = change_blocks(hunk.old), change_blocks(hunk.new)
         for row, block in old_blocks.items():
             old = log_call(hunk.old.lines[row])
@@ -117,7 +136,9 @@ def log_risk(pr: PullRequest) -> str:
     changes, and when it shows; "" otherwise."""
     fixes = log_fixes(pr)
     running = [f for f in pr.files if runs_code(f)]
-    if not fixes or sum(f.additions + f.deletions for f in running) != 2 * len(fixes):
+    if len(fixes) != 1 or fixes[0].new.eager:
+        return ""  # several calls, or one whose arguments now run code, say more than this
+    if sum(f.additions + f.deletions for f in running) != 2:
         return ""
     fix = fixes[0]
     level = code(fix.new.level)

@@ -38,6 +38,7 @@ from summarizer.facts import ChangeFacts, is_code_line, line_owner
 from summarizer.file_kinds import is_tooling_file
 from summarizer.hunks import Hunk, Side, assigns
 from summarizer.line_edits import change_blocks, rows_by_block
+from summarizer.log_calls import LOG_LINE
 from summarizer.wording import code, in_place, listed
 
 _STATEMENTS = 6  # statements right under the `if`, at most: more is a feature of its own
@@ -45,7 +46,7 @@ _BODY_LINES = 30  # and lines under it in all
 _VALUE_CHARS = 40  # a returned value longer than this is not quoted
 _NOT_A_CASE = re.compile(r"^(?:TYPE_CHECKING|typing\.TYPE_CHECKING|__name__\s*==.*)$")
 _RETURN = re.compile(r"return\b\s*(?P<value>.*)$")
-_LOG = re.compile(r"(?:logger|logging|log)\.(warning|warning_once|error|info|debug)\w*\(")
+_LOG = LOG_LINE
 _ASSIGN = re.compile(
     r"^(?P<targets>[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)\s*(?::[^=]+)?=(?!=)"
 )

@@ -55,3 +55,24 @@ def test_a_call_that_fitted_before_is_no_fix():
         '+    logger.info("loaded %s from disk", path)\n'
     )))  # fmt: skip
     assert log_fixes(reworded) == []
+
+
+def test_what_logging_itself_accepts_is_no_fix_to_make():
+    # With no arguments `logging` never formats: a bare `%` is text, not a placeholder.
+    assert log_call('logger.info("Loaded 50% of weights")').fits is True
+    # `%*d` takes a width and a value; `%ld` is a conversion with a length modifier.
+    assert log_call('logger.info("%*d", width, n)').fits is True
+    assert log_call('logger.info("%ld items", n)').fits is True
+    # One mapping serves every `%(name)s`: not counted.
+    assert log_call('logger.info("%(a)s", {"a": 1})') is None
+    assert log_call('logger.warning_once("%s left", n)').level == "warning"
+
+
+def test_a_logger_that_does_not_format_with_percent_is_not_read():
+    loguru = pr_of(changed("vllm/x.py", (
+        "@@ -1,3 +1,3 @@ from loguru import logger\n"
+        "@@ -10,3 +10,3 @@ def f():\n"
+        '-    logger.debug("not found", e)\n'
+        '+    logger.debug("not found: %s", e)\n'
+    )))  # fmt: skip
+    assert log_fixes(loguru) == []
