@@ -15,7 +15,8 @@ from bot.core.models import PullRequest, SummarySections
 # backticks, where text is left as written (the scrub, marking names as code).
 BACKTICKED = re.compile(r"`([^`\n]{1,200})`")
 CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
-_PATH = re.compile(r"(?<![\w./-])((?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,8})(?![\w/])")
+# A file's path written in prose: directories and a name with a suffix (`a/b/c.py`).
+FILE_PATH = re.compile(r"(?<![\w./-])((?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,8})(?![\w/])")
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,7 @@ class ClaimCheck:
 def extract_claims(sections: SummarySections) -> list[str]:
     """Backticked names and bare file paths, in order of first mention, without repeats."""
     text = summary_text(sections)
-    paths = [m.group(1) for m in _PATH.finditer(BACKTICKED.sub(" ", text))]
+    paths = [m.group(1) for m in FILE_PATH.finditer(BACKTICKED.sub(" ", text))]
     return list(dict.fromkeys([*backticked_names(sections), *paths]))
 
 
@@ -95,7 +96,7 @@ def _grounded(claim: str, corpus: str) -> bool:
         return True
     if core and core in corpus:
         return True
-    if "/" in core and re.search(r"\.\w{1,5}$", core):
+    if FILE_PATH.fullmatch(core):
         # A file's path is one name: `quantization/quark.py` is not grounded by its parts
         # (vLLM #34157 has `quantization/quark/quark.py`).
         return False

@@ -63,3 +63,26 @@ def test_the_sentence_with_the_path_put_right_passes_the_claim_check():
     assert "`csrc/mamba/mamba_ssm/selective_scan.h`" in marked.what_changed
     found = check_answer(SCAN, marked, ChangeType.SUBSTANTIAL, extract_facts(SCAN))
     assert FindingKind.UNGROUNDED_CODE not in [f.kind for f in found]
+
+
+def test_a_path_the_pr_has_or_another_file_is_not_rewritten():
+    renamed = PullRequest("o/r", 1, "Move foo", "u", "a", "merged", files=(
+        ChangedFile("vllm/y/foo.py", "renamed", 0, 0, PATCH, previous_filename="vllm/x/foo.py"),
+    ))  # fmt: skip
+    moved = "It moves vllm/x/foo.py to vllm/y/foo.py."
+    assert repaired_paths(moved, renamed) == moved
+    qwen = pr_with("vllm/model_executor/models/qwen3.py")
+    # A digit or a letter replaced is another file, not a slip: `qwen2.py` is left alone.
+    assert path_meant("vllm/model_executor/models/qwen2.py", qwen) == ""
+    assert path_meant("tests/test_b.py", pr_with("tests/test_a.py")) == ""
+    # The same name in an unrelated directory is not the file meant.
+    init = pr_with("vllm/v1/attention/backends/__init__.py")
+    assert path_meant("vllm/attention/__init__.py", init) == ""
+
+
+def test_a_path_in_another_case_or_with_other_separators_is_the_same_file():
+    parser = pr_with("vllm/reasoning/qwen3_reasoning_parser.py", "csrc/dsv3_fused_a_gemm.cu")
+    assert path_meant("vllm/reasoning/qwen3_reasoningParser.py", parser) == (
+        "vllm/reasoning/qwen3_reasoning_parser.py"
+    )
+    assert path_meant("csrc/dsv3_fused_a-gemm.cu", parser) == "csrc/dsv3_fused_a_gemm.cu"
