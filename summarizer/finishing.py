@@ -198,8 +198,8 @@ def _what_changed(what: str, pr: PullRequest, facts: ChangeFacts, corpus: str) -
     if says.guards and says.guards[0].condition not in what:
         # Lines re-added one level deeper read as new code (vLLM #35125's "adds a try-except").
         what = f"{guard_sentence(says.guards[0])} {what}"
-    if says.taken_out:
-        what = f"{taken_out_sentence(says.taken_out)} {what}"
+    if says.taken_out and (moved := taken_out_sentence(says.taken_out)):
+        what = f"{moved} {what}"
     if says.branches:
         # The case a fix adds, and what it does then: what a small model calls "adds support".
         what = f"{branch_sentence(says.branches[0])} {what}"

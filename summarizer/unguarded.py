@@ -37,6 +37,7 @@ class Unguarded:
     head: str  # the branch line it left, stripped
     condition: str  # the `if` whose branch it left (for an `else:`, the `if` above it), or ""
     other: str  # for an `else:`, the first statement of the branch above it, or ""
+    after: bool = True  # it now stands below the branch it left, not above it
 
 
 def unguarded(pr: PullRequest) -> list[Unguarded]:
@@ -63,9 +64,13 @@ def _hunk_unguarded(path: str, hunk: Hunk) -> list[Unguarded]:
         condition, other = _branch_above(hunk.old, head)
         where = line_owner(path, hunk, True, new_row)
         statement = hunk.new.lines[new_row].strip()
-        found.append(
-            Unguarded(path, where, statement, hunk.old.lines[head].strip(), condition, other)
+        head_line = hunk.old.lines[head]
+        after = any(
+            hunk.new.lines[r] == head_line for r in range(new_row) if r not in hunk.new.changed
         )
+        found.append(Unguarded(
+            path, where, statement, head_line.strip(), condition, other, after
+        ))  # fmt: skip
     return found
 
 
@@ -102,8 +107,10 @@ def _branch_above(side: Side, head: int) -> tuple[str, str]:
             break
         elif m := IF_LINE.match(text):
             return m["cond"], first
+        elif re.match(r"\s*elif\b", text):
+            break  # the branch above is one of several
         else:
-            break  # an `elif`: the branch above is one of several
+            return "", ""  # the `else:` of a `for`, `while` or `try`: no `if`/`else` at all
     return "", first
 
 
@@ -120,7 +127,7 @@ def unguarded_sentence(u: Unguarded) -> str:
             f"{where}, {said} now runs whichever way `if {u.condition}:` goes: it ran only in "
             f"{branch} before, so a case where {code(u.condition)} holds now gets it too."
         )
-    if u.head.startswith("else") and u.other and len(u.other) <= _STATEMENT_CHARS:
+    if u.head.startswith("else") and u.after and u.other and len(u.other) <= _STATEMENT_CHARS:
         return (
             f"{where}, {said} now runs after the whole `if`/`else`, not only in {branch}: the "
             f"case that runs {code(u.other)} now gets it too."
@@ -132,6 +139,8 @@ def taken_out_sentence(u: Unguarded) -> str:
     """What changed, said as a move out of the branch: "In `f`, `x *= m` moves out of its
     `else:` and now runs after the whole `if`/`else`." """
     where, said = in_place(u.enclosing, u.file), code(u.statement)
-    if u.head.startswith("else"):
+    if u.head.startswith("if"):
+        return f"{where}, {said} moves out of `{u.head}` and now runs in every case."
+    if u.after and (u.condition or u.other):  # an `if`'s `else:`, not a loop's or a `try`'s
         return f"{where}, {said} moves out of its `else:` and now runs after the whole `if`/`else`."
-    return f"{where}, {said} moves out of `{u.head}` and now runs in every case."
+    return ""

@@ -118,6 +118,27 @@ def test_a_statement_taken_out_of_an_else_now_runs_for_the_branch_above_it_too()
     )
 
 
+def test_a_statement_taken_out_of_a_try_else_is_not_called_out_of_an_if():
+    # A `try`'s `else:` is no `if`/`else`, and the line now stands above it, not after.
+    before_try = diff_pr("vllm/a.py", (
+        "@@ -1,7 +1,7 @@ def f(path):\n"
+        "+    size = 0\n"
+        "     try:\n"
+        "         data = open(path).read()\n"
+        "     except OSError:\n"
+        "         return None\n"
+        "     else:\n"
+        "-        size = 0\n"
+        "         return data\n"
+    ))  # fmt: skip
+    [u] = unguarded(before_try)
+    assert (u.condition, u.other, u.after) == ("", "", False)
+    assert "after the whole `if`/`else`" not in unguarded_sentence(u)
+    out = finish(SummarySections("It reads a file.", "", "", ""), before_try,
+                 extract_facts(before_try))  # fmt: skip
+    assert "moves out of" not in out.what_changed
+
+
 def test_a_statement_taken_out_of_an_if_now_runs_where_it_does_not_hold():
     taken_out = diff_pr("vllm/a.py", (
         "@@ -1,4 +1,4 @@ def f(x, scale):\n"
