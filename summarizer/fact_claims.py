@@ -277,20 +277,21 @@ def called_modified_existing(sentence: str, ev: FactEvidence) -> str:
 
 
 # "the `C` class to include a new method `a` and a new method `b`", "adds a new method `m`
-# to the `C` class"
-_CLASS_THEN_METHODS = re.compile(r"`(?P<cls>[A-Z]\w*)` class\b(?P<rest>[^.;]*)")
-_METHODS_THEN_CLASS = re.compile(
-    r"\bnew methods? (?P<rest>`[\w.]+`(?:[^.;`]*`[\w.]+`)*?)[^.;`]*?\b(?:to|in) the "
-    r"`(?P<cls>[A-Z]\w*)` class\b"
+# to the `C` class": the class is what gets them (not "to call the new method `m` of `D`").
+_CLASS_THEN_METHODS = re.compile(
+    r"`(?P<cls>[A-Z]\w*)` class (?:to include|by adding|with)\b(?P<rest>[^.;]*)"
 )
-_METHOD_NAMED = re.compile(r"\bmethods? `([\w.]+)`|`([\w.]+)`")
+_METHODS_THEN_CLASS = re.compile(
+    r"\badds? (?:a )?new methods? (?P<rest>`[\w.]+`(?:(?:,| and) (?:a new method )?`[\w.]+`)*)"
+    r" (?:to|in) the `(?P<cls>[A-Z]\w*)` class\b"
+)
 
 
 def called_method_of(sentence: str, ev: FactEvidence) -> str:
     """A new method put in a class the diff does not add it to: vLLM #35047 "modifies the
     `ModelOptQuantConfigBase` class to include a new method `_from_config`", which the diff
     adds to its subclass `ModelOptMixedPrecisionConfig`."""
-    claims = [(m["cls"], re.findall(r"\bnew methods? `([\w.]+)`", m["rest"]))
+    claims = [(m["cls"], re.findall(r"\bnew methods? `([\w.]+)`", m["rest"].split(" of ")[0]))
               for m in _CLASS_THEN_METHODS.finditer(sentence)]  # fmt: skip
     claims += [(m["cls"], re.findall(r"`([\w.]+)`", m["rest"]))
                for m in _METHODS_THEN_CLASS.finditer(sentence)]  # fmt: skip

@@ -114,9 +114,12 @@ def setting_named(s: Setting) -> str:
 def settings_named(settings: list[Setting]) -> list[str]:
     """Each setting named, a variable both read and written once: "a read and a write of the
     environment variable `X`", not the two said apart (vLLM #32365)."""
-    env = {s.name for s in settings if s.kind.split(" (")[0] in _ENV_USE}
-    both = {n for n in env if sum(1 for s in settings if s.name == n) > 1}
-    said, out = set(), []
+    kinds: dict[str, list[str]] = {}
+    for s in settings:
+        kinds.setdefault(s.name, []).append(s.kind.split(" (")[0])
+    both = {n for n, k in kinds.items() if sorted(k) == sorted(_ENV_USE)}
+    said: set[str] = set()
+    out: list[str] = []
     for s in settings:
         if s.name not in both:
             out.append(setting_named(s))

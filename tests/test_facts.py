@@ -1090,3 +1090,15 @@ def test_a_variable_read_and_written_is_said_once_as_both():
         out.what_changed
     )
     assert out.what_changed.count("environment variable") == 1
+
+
+def test_two_reads_of_a_variable_are_not_a_read_and_a_write():
+    from summarizer.facts import Setting
+    from summarizer.wording import settings_named
+
+    read = Setting("environment variable read", "X", "added", "a.py")
+    written = Setting("environment variable set", "X", "added", "a.py")
+    flag = Setting("CLI flag", "X", "added", "a.py")
+    assert settings_named([read, written]) == ["a read and a write of the environment variable `X`"]
+    assert settings_named([read, read]) == ["a read of the environment variable `X`"] * 2
+    assert len(settings_named([read, flag])) == 2
