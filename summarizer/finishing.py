@@ -1528,7 +1528,7 @@ def _edit_risk(edit: LineEdit, pr: PullRequest, facts: ChangeFacts) -> FactRisk:
     if argument := _argument_edited(edit, old, new, pr):  # the call it goes to, said
         sentence = argument_sentence(argument, where)
         if value := new_local_value(pr, edit.file, argument.new):
-            sentence = f"{sentence} `{argument.new}` is `{value}`, set by a line the PR adds."
+            sentence = f"{sentence} The PR sets `{argument.new}` to `{value}` in a line it adds."
         return FactRisk(sentence, (new,), exact=True)
     if built := _build_file_risk(edit):
         return built

@@ -11,26 +11,39 @@ from __future__ import annotations
 import re
 
 from bot.core.models import PullRequest
+from summarizer.brackets import unclosed
 
-_ASSIGNED = re.compile(
-    r"^[+\- ]\s*(?P<name>[A-Za-z_]\w*)\s*(?::[^=]+)?=(?!=)\s*(?P<value>.*?)\s*;?$"
-)
+# `name = value` as formatted Python writes an assignment: spaces around `=`, where a keyword
+# argument in a call has none (`timeout=self.cfg.timeout,`).
+_ASSIGNED = re.compile(r"^(?P<side>[+\- ])\s*(?P<name>[A-Za-z_]\w*)(?:: [^=]+)? = (?P<value>.+)$")
 _VALUE_CHARS = 60  # a longer value is a sentence of its own, not a gloss on a name
 
 
 def new_local_value(pr: PullRequest, path: str, name: str) -> str:
-    """What `name` is set to, where the PR's added lines of `path` give it a value once, on
-    one line, and no other line of the file's diff assigns it; "" otherwise."""
+    """What `name` is set to, where the PR's added lines of the Python file `path` give it a
+    value once, on one line, and no other line of the file's diff binds it (an assignment,
+    `+=`, `for … in`, `as`, `:=`); "" otherwise. Lines outside the diff are not seen."""
     file = next((f for f in pr.files if f.filename == path), None)
-    if file is None or not file.patch or not re.fullmatch(r"[A-Za-z_]\w*", name):
+    if file is None or not file.patch or not path.endswith(".py"):
         return ""
+    if not re.fullmatch(r"[A-Za-z_]\w*", name):
+        return ""
+    lines = file.patch.splitlines()
     values = [
-        (line[0], m["value"])
-        for line in file.patch.splitlines()
-        if (m := _ASSIGNED.match(line)) and m["name"] == name
+        (m["side"], m["value"]) for x in lines if (m := _ASSIGNED.match(x)) and m["name"] == name
     ]
-    if len(values) != 1 or values[0][0] != "+":
+    if len(values) != 1 or values[0][0] != "+" or _bound_otherwise(name, lines):
         return ""
-    value = values[0][1]
-    whole = value and value.count("(") == value.count(")") and value[-1] not in "([{,\\"
+    value = _without_comment(values[0][1])
+    whole = value and not unclosed(value) and value[-1] not in ",\\"
     return value if whole and len(value) <= _VALUE_CHARS else ""
+
+
+def _bound_otherwise(name: str, lines: list[str]) -> bool:
+    n = re.escape(name)
+    other = rf"\b{n}\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>):?=|\bfor\s+(?:\w+\s*,\s*)*{n}\b|\bas\s+{n}\b"
+    return any(re.search(other, x) or re.search(rf"\b{n}\s*:=", x) for x in lines)
+
+
+def _without_comment(value: str) -> str:
+    return re.sub(r"\s+#[^\"']*$", "", value).strip()

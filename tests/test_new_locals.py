@@ -29,7 +29,9 @@ def test_the_edit_and_its_risk_say_what_the_new_name_holds():
         "In `MultiprocExecutor`, `self.parallel_config.master_addr` becomes `mq_connect_ip`, "
         "which the PR sets to `get_ip()`."
     )
-    assert risk_of(CONNECT_IP).endswith("`mq_connect_ip` is `get_ip()`, set by a line the PR adds.")
+    assert risk_of(CONNECT_IP).endswith(
+        "The PR sets `mq_connect_ip` to `get_ip()` in a line it adds."
+    )
 
 
 def test_a_name_set_more_than_once_or_before_the_pr_has_no_one_value():
@@ -39,3 +41,19 @@ def test_a_name_set_more_than_once_or_before_the_pr_has_no_one_value():
     assert new_local_value(twice, path, "ip") == ""
     opened = pr_of(changed(path, "@@ -1,2 +1,3 @@\n+ip = pick(\n+  a)\n-x = 1\n+x = ip\n"))
     assert new_local_value(opened, path, "ip") == ""
+
+
+def test_a_keyword_argument_or_a_name_bound_again_is_no_value_set():
+    path = "vllm/v1/executor/multiproc_executor.py"
+    keyword = pr_of(
+        changed(path, "@@ -1,2 +1,3 @@\n x = call(\n+    timeout=self.cfg.timeout,\n )\n")
+    )
+    assert new_local_value(keyword, path, "timeout") == ""
+    looped = pr_of(
+        changed(path, "@@ -1,2 +1,3 @@\n+ip = get_ip()\n for ip in ips:\n-x = 1\n+x = ip\n")
+    )
+    assert new_local_value(looped, path, "ip") == ""
+    commented = pr_of(
+        changed(path, "@@ -1,2 +1,3 @@\n+ip = get_ip()  # the local node\n-x = 1\n+x = ip\n")
+    )
+    assert new_local_value(commented, path, "ip") == "get_ip()"
