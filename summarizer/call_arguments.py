@@ -22,7 +22,7 @@ from summarizer.line_edits import change_blocks, rows_by_block
 
 _QUOTED = re.compile(r"[rbf]?(['\"]).*\1")
 # A number, a quoted string, or one of Python's constants: a value no call computes.
-_LITERAL = re.compile(rf"-?\d[\d_.eE+-]*|True|False|None|{_QUOTED.pattern}")
+LITERAL = re.compile(rf"-?\d[\d_.eE+-]*|True|False|None|{_QUOTED.pattern}")
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ class PassedValue:
 
     @property
     def constant(self) -> bool:
-        return bool(_LITERAL.fullmatch(self.value))
+        return bool(LITERAL.fullmatch(self.value))
 
     @property
     def quoted(self) -> bool:
@@ -237,7 +237,7 @@ def argument_sentence(a: ChangedArgument, where: str) -> str:
             f"`{a.old}`."
         )
     said = f"{where} now passes `{a.name}={a.new}`{to} where it passed `{a.name}={a.old}`{among}"
-    new_fixed, old_fixed = bool(_LITERAL.fullmatch(a.new)), bool(_LITERAL.fullmatch(a.old))
+    new_fixed, old_fixed = bool(LITERAL.fullmatch(a.new)), bool(LITERAL.fullmatch(a.old))
     if new_fixed and not old_fixed:
         return f"{said}: that call gets `{a.new}` for `{a.name}` whatever `{a.old}` is."
     if old_fixed and not new_fixed:

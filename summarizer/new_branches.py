@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from bot.core.models import PullRequest
 from summarizer.brackets import unclosed
+from summarizer.call_arguments import LITERAL
 from summarizer.code_hunks import (
     CONDITION_CHARS,
     DEF_LINE,
@@ -239,9 +240,6 @@ def _action(body: list[str]) -> tuple[str, bool]:
     return _effects(body), False
 
 
-_LITERAL = re.compile(r"\"[^\"]{1,40}\"|'[^']{1,40}'|-?\d[\d._]*|True|False|None")
-
-
 def _effects(body: list[str]) -> str:
     sets: list[str] = []
     calls: list[str] = []
@@ -263,7 +261,8 @@ def _effects(body: list[str]) -> str:
         if m := _CALL.match(value):
             return f"sets {code(sets[0])} from a call to {code(m.group('name'))}"
     said_sets = f"sets {listed([code(n) for n in sets])}" if sets else ""
-    if assignments == 1 and len(sets) == 1 and _LITERAL.fullmatch(value):
+    literal = LITERAL.fullmatch(value) and len(value) <= _VALUE_CHARS
+    if assignments == 1 and len(sets) == 1 and literal:
         # The value a fallback sets is what it falls back to (vLLM #33724's backend).
         said_sets = f"sets {code(sets[0])} to {code(value)}"
     parts = [
