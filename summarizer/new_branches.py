@@ -262,7 +262,11 @@ def _effects(body: list[str]) -> str:
             return f"sets {code(sets[0])} from a call to {code(m.group('name'))}"
     said_sets = f"sets {listed([code(n) for n in sets])}" if sets else ""
     literal = LITERAL.fullmatch(value) and len(value) <= _VALUE_CHARS
-    if assignments == 1 and len(sets) == 1 and literal:
+    # `x = 0` then `x += n` does not leave `x` at the literal.
+    changed_again = sets and any(
+        re.match(rf"\s*{re.escape(sets[0])}\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)=", line) for line in body
+    )
+    if assignments == 1 and len(sets) == 1 and literal and not changed_again:
         # The value a fallback sets is what it falls back to (vLLM #33724's backend).
         said_sets = f"sets {code(sets[0])} to {code(value)}"
     parts = [

@@ -86,6 +86,20 @@ def test_a_fallback_that_sets_one_name_to_a_literal_says_the_value():
     )
 
 
+def test_a_name_set_to_a_literal_and_then_changed_is_not_said_to_hold_it():
+    counted = changed("vllm/a.py", (
+        "@@ -1,3 +1,6 @@ def f(xs):\n"
+        "     total = len(xs)\n"
+        "+    if xs and xs[0] is None:\n"
+        "+        skipped = 0\n"
+        "+        skipped += len(xs)\n"
+        "+        logger.warning(\"skipping\")\n"
+        "     return total\n"
+    ))  # fmt: skip
+    [branch] = new_branches(pr_of(counted), extract_facts(pr_of(counted)))
+    assert "to `0`" not in branch_sentence(branch)
+
+
 def test_a_new_early_exit_says_what_it_returns_and_when():
     pr = pr_of(EARLY)
     [branch] = new_branches(pr, extract_facts(pr))
