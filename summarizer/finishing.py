@@ -85,6 +85,7 @@ from summarizer.rationale import reason_sentence
 from summarizer.reach import reach, reach_clause
 from summarizer.rebound import rebound_names, rebound_sentence
 from summarizer.relocation import moved_modules
+from summarizer.repetition import restates
 from summarizer.rewrapped import RewrappedAssignment, rewrapped_assignments
 from summarizer.same_values import rewrite_sentence, value_rewrite
 from summarizer.unguarded import Unguarded, taken_out_sentence, unguarded
@@ -125,7 +126,9 @@ def finish(
     what = _what_changed(sections.what_changed, pr, facts, corpus)
     risks = risk_text(sections.potential_risks, facts, pr, change_type, corpus)
     interface = interface_sentence(facts, pr)
-    impact = sections.technical_impact or interface
+    # The model's impact, once the checks cut it, may be what "what changed" says (#35080).
+    own = "" if restates(sections.technical_impact, what) else sections.technical_impact
+    impact = own or interface or sections.technical_impact
     insights = sections.key_insights or _insight(pr, facts, interface, f"{risks} {impact}")
     return replace(
         sections,

@@ -99,6 +99,14 @@ def drop_repeated_sentences(sections: SummarySections) -> SummarySections:
     return replace(sections, **changes) if changes else sections
 
 
+def restates(text: str, other: str) -> bool:
+    """`text` says again what `other` says, code spans aside: the rule `find_repetition`
+    holds a section to."""
+    grams = _trigrams(_WORDS.findall(_CODE_SPAN.sub(" ", text).lower()))
+    other_grams = _trigrams(_WORDS.findall(_CODE_SPAN.sub(" ", other).lower()))
+    return bool(grams) and _containment(grams, other_grams) >= RESTATED_SECTION
+
+
 def find_repetition(sections: SummarySections) -> Repetition | None:
     """The first repeated sentence (anywhere in the answer) or restated section, if any.
 

@@ -185,3 +185,13 @@ async def test_the_built_in_models_summary_loses_its_guesses_and_a_hosted_one_ke
     assert "faster processing" not in small.sections.technical_impact
     big = await hosted(server).summarize(DETOKENIZER)
     assert GUESS in big.sections.what_changed
+
+
+def test_an_impact_that_says_again_what_changed_gives_way_to_the_facts():
+    # vLLM #35080: once the checks cut its first sentence, the impact was a sentence of
+    # "what changed" word for word.
+    said = answer(f"{ANCHORED} The count no longer copies the list.",
+                  impact="The count no longer copies the list.")  # fmt: skip
+    out = finished(DETOKENIZER, said, small_model=True)
+    assert "copies the list" not in out.technical_impact
+    assert out.technical_impact
