@@ -12,9 +12,11 @@ A summary can pass the claim check (every name it uses is in the PR) and still b
 - it says the change leaves behaviour alone when the change facts show a setting removed or
   moved, a definition removed, a parameter gone or code reordered (NO_EFFECT_CLAIMED);
 - it calls new what existed before, added or removed what moved, a keyword passed at a call a
-  new parameter, or changed what the diff shows only on unchanged lines (CONTRADICTS_FACTS,
-  see summarizer/fact_claims.py), says a test is added where only existing tests change, or
-  claims a change of behaviour for a PR of docs and docstrings only;
+  new parameter, changed what the diff shows only on unchanged lines or only reads, or puts a
+  new method in a class the diff does not add it to (CONTRADICTS_FACTS, see
+  summarizer/fact_claims.py); says a test is added where only existing tests change; or
+  claims a change of behaviour for a PR of docs and docstrings only, of code only moved, or of
+  expressions rewritten to give the same values;
 - it pads: advice that asks developers for care, praise, risk boilerplate outside the risk
   section (FILLER); or it claims a benefit, or spells out an acronym, that nothing in the PR
   shows (INVENTED; see summarizer/filler.py).

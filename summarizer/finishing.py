@@ -170,10 +170,11 @@ class _CodeSays:
 
 def _what_changed(what: str, pr: PullRequest, facts: ChangeFacts, corpus: str) -> str:
     """The model's "what changed", led by what code says exactly: the lines a fix turns on,
-    the lines put under a new `if`, the new case, the list item, the value rewritten, the
-    values a new chain routes, the condition edited, the builds that compile which lines; a
-    facts sentence where the model names too little, or the move it missed; what was broken
-    and why, in the author's words."""
+    the lines put under a new `if` or taken out of one, the new case, the list item, the
+    value rewritten, the values a new chain routes, the condition edited, the builds that
+    compile which lines, the logging call that could not format its message; a facts
+    sentence where the model names too little, or the move it missed; what was broken and
+    why, in the author's words."""
     says = _code_says(what, pr, facts)
     named = grounded_names(pr, SummarySections(what, "", "", ""), corpus)
     # Named already by the model, or by a sentence of its edits: not "changed" again.
