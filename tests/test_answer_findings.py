@@ -202,6 +202,10 @@ def test_quoted_code_must_be_in_the_diff_as_written_not_just_its_names():
         "quotes `64 if num_slices > 1 else 64`, but the diff has "
         '`"block_n":64 if num_slices>1 else 128,`'
     )
+    # A value changed inside a call, brackets doubled: 11 of its 14 tokens are the line's.
+    doubled = "It used `max(64, next_power_of_2((64 // num_slices)))`."
+    found = check_answer(BLOCK_PR, answer(what=doubled), ChangeType.TRIVIAL)
+    assert kinds(found) == [FindingKind.UNGROUNDED_CODE]
 
 
 def test_code_quoted_right_passes_whatever_its_spacing_or_left_out_arguments():
