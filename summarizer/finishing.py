@@ -1053,10 +1053,18 @@ def _raise_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     where = f"{code(r.enclosing)} (`{r.file}`)" if r.enclosing else code(r.file)
     others = len(raises) - 1
     more = f" (and {others} more new raise{'s' if others > 1 else ''})" if others else ""
+    names = tuple(n for n in (r.enclosing, r.error) if n)
+    if r.missing:  # the case failed before too: only the error it meets changes
+        return FactRisk(
+            f"{where} now raises {code(r.error)} where {code(r.missing)} is missing{more}: "
+            f"the read of {code(r.missing)} below raised `AttributeError` in that case "
+            "before, so only the error a caller meets, and its message, change.",
+            names, exact=True,
+        )  # fmt: skip
     return FactRisk(
         f"{where} now raises {code(r.error)} where it did not before{more}: a caller or "
         "configuration that reached that line now stops with an error.",
-        tuple(n for n in (r.enclosing, r.error) if n), breaks=True,
+        names, breaks=True,
     )  # fmt: skip
 
 

@@ -36,6 +36,9 @@ class RaiseAdded:
     # The error's message where the PR writes it as plain strings: the rule it enforces, in
     # the author's words ("`model` should be provided as the first positional argument").
     message: str = field(default="", compare=False)
+    # The attribute a `hasattr` check guards, where the code below reads it: the case raised
+    # `AttributeError` there before, and now raises this error first (vLLM #34739).
+    missing: str = field(default="", compare=False)
 
 
 def raises_added(pr: PullRequest) -> list[RaiseAdded]:
@@ -55,9 +58,25 @@ def raises_added(pr: PullRequest) -> list[RaiseAdded]:
                 where = enclosing_definition(path, hunk, True, row)
                 owner = line_owner(path, hunk, True, row)
                 message = _message(hunk.new.lines, row)
-                found.append(RaiseAdded(path, _error(m), where, owner, message))
+                missing = _missing_attribute(hunk.new.lines, row)
+                found.append(RaiseAdded(path, _error(m), where, owner, message, missing))
     new = [r for r in found if r.error not in removed_errors]
     return list(dict.fromkeys(new))
+
+
+_HASATTR = re.compile(r"^\s*if not hasattr\((?P<obj>[\w.]+),\s*[\"'](?P<attr>\w+)[\"']\):\s*$")
+
+
+def _missing_attribute(lines: list[str], row: int) -> str:
+    """`obj.attr` where the raise at `row` sits right under `if not hasattr(obj, "attr"):`
+    and a later line of the fragment reads `obj.attr`: without the check, that read raised
+    `AttributeError` in the same case."""
+    head = next((lines[r] for r in range(row - 1, -1, -1) if lines[r].strip()), "")
+    if not (m := _HASATTR.match(head)):
+        return ""
+    read = f"{m['obj']}.{m['attr']}"
+    later = (line for line in lines[row + 1 :] if not _HASATTR.match(line))
+    return read if any(re.search(rf"(?<![\w.]){re.escape(read)}\b", x) for x in later) else ""
 
 
 def _error(m: re.Match[str]) -> str:

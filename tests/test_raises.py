@@ -41,6 +41,26 @@ def test_an_error_raised_in_existing_code_is_the_facts_risk():
     )
 
 
+def test_a_raise_that_a_missing_attribute_raised_before_changes_only_the_error():
+    # vLLM #34739: without `os.sched_setaffinity`, the call below failed with AttributeError.
+    guarded = ChangedFile("vllm/distributed/nixl_connector.py", additions=4, patch=(
+        "@@ -300,6 +300,10 @@ class NixlConnectorWorker:\n"
+        "             if self.device_type == \"cpu\":\n"
+        "+                if not hasattr(os, \"sched_setaffinity\"):\n"
+        "+                    raise NotImplementedError(\n"
+        "+                        \"os.sched_setaffinity is not available on this platform\"\n"
+        "+                    )\n"
+        "                 os.sched_setaffinity(0, rsv_cores_for_kv)\n"))  # fmt: skip
+    pr = pr_of(guarded)
+    risk = fact_risk(extract_facts(pr), pr)
+    assert risk is not None and risk.sentence == (
+        "`NixlConnectorWorker` (`vllm/distributed/nixl_connector.py`) now raises "
+        "`NotImplementedError` where `os.sched_setaffinity` is missing: the read of "
+        "`os.sched_setaffinity` below raised `AttributeError` in that case before, so only "
+        "the error a caller meets, and its message, change."
+    )
+
+
 def test_a_raise_in_a_new_definition_breaks_no_caller():
     new_function = ChangedFile("vllm/score/utils.py", additions=4, patch=(
         "@@ -53,3 +53,7 @@ def compute_maxsim_score(q, d):\n"
