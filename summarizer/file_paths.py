@@ -25,6 +25,11 @@ def repaired_paths(text: str, pr: PullRequest) -> str:
     """The text with each path that the PR has nowhere (not a file's path before or after
     it, not in its body or diff), but can mean only one changed file, replaced by that
     file's path."""
+    return path_repair(pr)(text)
+
+
+def path_repair(pr: PullRequest) -> Callable[[str], str]:
+    """`repaired_paths` for one PR, its names and text gathered once for every section."""
     names = {n for f in pr.files for n in (f.filename, f.previous_filename) if n}
     corpus = pr_corpus(pr)
 
@@ -34,7 +39,7 @@ def repaired_paths(text: str, pr: PullRequest) -> str:
             return path
         return path_meant(path, pr) or path
 
-    return FILE_PATH.sub(meant, text)
+    return lambda text: FILE_PATH.sub(meant, text)
 
 
 def path_meant(path: str, pr: PullRequest) -> str:

@@ -69,7 +69,7 @@ from summarizer.facts import (
     short_name,
 )
 from summarizer.file_kinds import is_support_file, is_test_file, runs_code
-from summarizer.file_paths import repaired_paths
+from summarizer.file_paths import path_repair
 from summarizer.glued_strings import glued_sentence, glued_strings
 from summarizer.guards import NewGuard, guard_sentence, new_guards
 from summarizer.hunks import assigns
@@ -355,13 +355,12 @@ def names_marked(
     """The sections with the PR's names marked as code, as readers will see them: checked
     so, since "removing the TimingContext" is only a claim about `TimingContext` once marked.
     A garbled path of a changed file is put right first (summarizer/file_paths.py)."""
+    repaired = path_repair(pr)
     sections = replace(sections, **{
-        field: repaired_paths(getattr(sections, field), pr) for field in _PROSE_FIELDS
+        field: repaired(getattr(sections, field)) for field, _ in SummarySections.HEADINGS
     })  # fmt: skip
     return mark_code(sections, code_names(facts, pr) + diff_names(sections, pr))
 
-
-_PROSE_FIELDS = ("what_changed", "technical_impact", "potential_risks", "key_insights")
 
 
 def code_names(facts: ChangeFacts, pr: PullRequest) -> list[str]:
@@ -664,6 +663,7 @@ def edit_sentence(edits: list[LineEdit], pr: PullRequest | None = None) -> str:
     # The line that sets such a name is said with it, not again as a line added.
     glossed = {f"{name} = {value}" for name, value in values.items() if value}
     edits = [e for e in edits if e.old or e.new.strip() not in glossed]
+    arguments = changed_arguments(pr) if pr is not None else []  # read once, for every edit
     parts, last = [], ""
     for clause in _said_together(edits):
         e = clause[0]
@@ -674,7 +674,7 @@ def edit_sentence(edits: list[LineEdit], pr: PullRequest | None = None) -> str:
         was = f"`{e.old}` becomes `{e.new}`" if e.old else f"{added} {verb}"
         if e.old and (value := values.get(e.new)):
             was = f"{was}, which the PR sets to `{value}`"
-        elif e.old and pr is not None and (passed := _argument_said(e, pr)):
+        elif e.old and (passed := _argument_said(e, arguments)):
             was = passed
         if e.old and e.imported:  # a name imported in place of another is no rename (#34687)
             was = f"`{e.new}` is imported in place of `{e.old}`"
@@ -1491,11 +1491,13 @@ def _compared_risk(
     )  # fmt: skip
 
 
-def _argument_edited(edit: LineEdit, old: str, new: str, pr: PullRequest) -> ChangedArgument | None:
-    """The keyword argument the edit changes the value of, where it is one."""
+def _argument_edited(
+    edit: LineEdit, old: str, new: str, arguments: list[ChangedArgument]
+) -> ChangedArgument | None:
+    """The keyword argument of `arguments` (the PR's) the edit changes the value of."""
     return next(
         (
-            a for a in changed_arguments(pr)
+            a for a in arguments
             if a.owner == edit.enclosing and old in f"{a.name}={a.old}"
             and new in f"{a.name}={a.new}"
         ),
@@ -1503,10 +1505,10 @@ def _argument_edited(edit: LineEdit, old: str, new: str, pr: PullRequest) -> Cha
     )  # fmt: skip
 
 
-def _argument_said(edit: LineEdit, pr: PullRequest) -> str:
+def _argument_said(edit: LineEdit, arguments: list[ChangedArgument]) -> str:
     """A keyword's new value said as the call's, and which call: "`quant_config` becomes
     `None`" read as the whole block's (vLLM #35156), where one call, the gate's, changes."""
-    a = _argument_edited(edit, edit.old, edit.new, pr)
+    a = _argument_edited(edit, edit.old, edit.new, arguments)
     if a is None or a.position or not (a.callee or a.beside):
         return ""
     call = f"the call to `{a.callee}`" if a.callee else f"the call that also passes `{a.beside}`"
@@ -1537,7 +1539,7 @@ def _edit_risk(edit: LineEdit, pr: PullRequest, facts: ChangeFacts) -> FactRisk:
     if rewrite := value_rewrite(edit):  # what it gives, computed, not "whatever depended on"
         sentence = f"{rewrite_sentence(rewrite, where)} {tests_sentence(pr, facts)}"
         return FactRisk(sentence, (rewrite.new,), exact=True)
-    if argument := _argument_edited(edit, old, new, pr):  # the call it goes to, said
+    if argument := _argument_edited(edit, old, new, changed_arguments(pr)):  # its call, said
         sentence = argument_sentence(argument, where)
         if value := new_local_value(pr, edit.file, argument.new):
             sentence = f"{sentence} The PR sets `{argument.new}` to `{value}` in a line it adds."

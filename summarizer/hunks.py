@@ -73,3 +73,12 @@ def indent_of(line: str) -> int:
 def assigns(name: str) -> re.Pattern[str]:
     """A line that gives `name` a value: `name = …`, `name: T = …` (not `name == …`)."""
     return re.compile(rf"^\s*{re.escape(name)}\s*(?::[^=]+)?=(?!=)")
+
+
+# An augmented assignment's operator: `+=`, `//=`, `<<=` (not `==`, `<=`).
+AUGMENTED = r"(?:[-+*/%&|^@]|//|\*\*|<<|>>)="
+
+
+def without_comment(code: str) -> str:
+    """A line of Python without its trailing `# comment` (one after the last quote only)."""
+    return re.sub(r"\s+#[^\"']*$", "", code).strip()

@@ -37,7 +37,7 @@ from summarizer.code_hunks import (
 from summarizer.conditions import exit_action
 from summarizer.facts import ChangeFacts, is_code_line, line_owner
 from summarizer.file_kinds import is_tooling_file
-from summarizer.hunks import Hunk, Side, assigns
+from summarizer.hunks import AUGMENTED, Hunk, Side, assigns
 from summarizer.line_edits import change_blocks, rows_by_block
 from summarizer.log_calls import LOG_LINE
 from summarizer.wording import code, in_place, listed
@@ -264,7 +264,7 @@ def _effects(body: list[str]) -> str:
     literal = LITERAL.fullmatch(value) and len(value) <= _VALUE_CHARS
     # `x = 0` then `x += n` does not leave `x` at the literal.
     changed_again = sets and any(
-        re.match(rf"\s*{re.escape(sets[0])}\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)=", line) for line in body
+        re.match(rf"\s*{re.escape(sets[0])}\s*{AUGMENTED}", line) for line in body
     )
     if assignments == 1 and len(sets) == 1 and literal and not changed_again:
         # The value a fallback sets is what it falls back to (vLLM #33724's backend).

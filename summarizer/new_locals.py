@@ -12,6 +12,7 @@ import re
 
 from bot.core.models import PullRequest
 from summarizer.brackets import unclosed
+from summarizer.hunks import AUGMENTED, without_comment
 
 # `name = value` as formatted Python writes an assignment: spaces around `=`, where a keyword
 # argument in a call has none (`timeout=self.cfg.timeout,`).
@@ -34,16 +35,12 @@ def new_local_value(pr: PullRequest, path: str, name: str) -> str:
     ]
     if len(values) != 1 or values[0][0] != "+" or _bound_otherwise(name, lines):
         return ""
-    value = _without_comment(values[0][1])
+    value = without_comment(values[0][1])
     whole = value and not unclosed(value) and value[-1] not in ",\\"
     return value if whole and len(value) <= _VALUE_CHARS else ""
 
 
 def _bound_otherwise(name: str, lines: list[str]) -> bool:
     n = re.escape(name)
-    other = rf"\b{n}\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>):?=|\bfor\s+(?:\w+\s*,\s*)*{n}\b|\bas\s+{n}\b"
-    return any(re.search(other, x) or re.search(rf"\b{n}\s*:=", x) for x in lines)
-
-
-def _without_comment(value: str) -> str:
-    return re.sub(r"\s+#[^\"']*$", "", value).strip()
+    other = rf"\b{n}\s*(?:{AUGMENTED}|:=)|\bfor\s+(?:\w+\s*,\s*)*{n}\b|\bas\s+{n}\b"
+    return any(re.search(other, x) for x in lines)

@@ -23,6 +23,7 @@ from functools import lru_cache
 from bot.core.models import PullRequest
 from summarizer.facts import ChangeFacts
 from summarizer.file_kinds import runs_code
+from summarizer.hunks import without_comment
 from summarizer.line_edits import LineEdit, core
 from summarizer.wording import code, listed
 
@@ -136,7 +137,7 @@ def _candidates(edit: LineEdit) -> Iterator[tuple[str, str]]:
 
 def _value(text: str) -> str:
     """The value as written, without a trailing comma or comment."""
-    return re.sub(r"\s+#[^\"']*$", "", text.strip()).rstrip(",;").strip()
+    return without_comment(text.strip()).rstrip(",;").strip()
 
 
 def _stands_alone(part: str, line: str) -> bool:
