@@ -1,7 +1,7 @@
 """What a change does to cases that worked before, said as the concern a reviewer raises.
 
 The facts say what changed; a reviewer's question is who now gets something different.
-Twelve changes answer it by themselves, exactly, from the diff:
+Thirteen changes answer it by themselves, exactly, from the diff:
 - a default flipped (vLLM #34924): everyone who never set the variable gets the new value on
   upgrade, and setting the old one back is the way out;
 - a branch's condition edited (#35354): the cases only the dropped part caught no longer
@@ -11,6 +11,9 @@ Twelve changes answer it by themselves, exactly, from the diff:
   which the cases where it holds skip (summarizer/new_branches.py);
 - a cache added or removed (#35099): a value computed once is not computed again when what
   it reads changes (summarizer/caching.py);
+- strings written as the members of an enum of their names (#34254): a value no member has
+  now raises at the conversion, and the comparisons assume the members' values
+  (summarizer/enum_names.py);
 - a sequence now sorted into itself (#34190): what relied on the order it was given in sees
   another (summarizer/ordering.py);
 - a computed value returned now a constant (#34087): the cases the expression told apart
@@ -50,6 +53,7 @@ from summarizer.condition_chains import chains_changed
 from summarizer.conditions import ConditionChange, conditions_changed
 from summarizer.constant_returns import constant_returns
 from summarizer.deferred_imports import deferred_import_sentence, deferred_imports
+from summarizer.enum_names import enum_names, enum_sentence
 from summarizer.facts import ChangeFacts
 from summarizer.feature_probes import probes_changed
 from summarizer.guards import guarded_lines, new_guards
@@ -74,10 +78,10 @@ class BehaviourRisk:
 
 def behaviour_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
     """The first of: a default flipped, a condition edited, a returned value made constant,
-    lines put under a new `if`, a cache added or removed, a sequence now sorted, a call
-    moved to import time, a feature check asking for other names, an error swallowed, a read
-    that falls back to a default, a new early exit, a new case that gives a name another
-    value. The PR's new `if` blocks are read once, for the three risks that draw on them."""
+    lines put under a new `if`, a cache added or removed, strings made enum members, a
+    sequence now sorted, a call moved to import time, a feature check asking for other
+    names, an error swallowed, a read that falls back to a default, a new early exit, a new
+    case that gives a name another value. The PR's new `if` blocks are read once, for the three risks that draw on them."""
     first = (
         default_risk(facts) or condition_risk(pr) or build_risk(pr, facts)
         or listed_risk(pr, matched=True)
@@ -87,7 +91,7 @@ def behaviour_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
         return first
     branches = new_branches(pr, facts)
     return (
-        _kept_code_risk(branches) or cache_risk(pr) or order_risk(pr) or import_time_risk(pr)
+        _kept_code_risk(branches) or cache_risk(pr) or enum_risk(pr) or order_risk(pr) or import_time_risk(pr)
         or probe_risk(pr) or swallowed_risk(pr) or tolerant_risk(facts) or _exit_risk(branches)
         or _assignment_risk(branches)
     )  # fmt: skip
@@ -232,7 +236,7 @@ def guard_risk(pr: PullRequest) -> BehaviourRisk | None:
 
 def _kept_code_risk(branches: list[NewBranch]) -> BehaviourRisk | None:
     """Code that ran every time, kept under the `else:` of a new `if`: the cases where the
-    condition holds skip it now, and run the new code in its place."""
+    condition holds skip it now, and run the new code instead."""
     kept = [b for b in branches if b.otherwise]
     if not kept:
         return None
@@ -243,10 +247,12 @@ def _kept_code_risk(branches: list[NewBranch]) -> BehaviourRisk | None:
         else f"the {len(b.otherwise)} lines starting {code(b.otherwise[0])} ran every time "
         "before and now run"
     )  # fmt: skip
-    them = "its place, and skips it" if one else "their place, and skips them"
+    # "skips it and calls `x` instead": what "it" is stays next to it (a reader found
+    # "calls `x` in its place, and skips it" garbled, vLLM #35098).
+    them = "it" if one else "them"
     return BehaviourRisk(
         f"{in_place(b.enclosing, b.file)}, {lines} only where {code(b.condition)} does not "
-        f"hold: a case where it holds {b.action} in {them}.",
+        f"hold: a case where it holds skips {them} and {b.action} instead.",
         tuple(n for n in (b.enclosing,) if n),
     )
 
@@ -290,6 +296,13 @@ def _cached_sentence(c: CacheChange) -> str:
         "a later call with the same arguments gets that result, even if what it reads has "
         "changed since."
     )
+
+
+def enum_risk(pr: PullRequest) -> BehaviourRisk | None:
+    """Strings written as the members of an enum of their names (summarizer/enum_names.py)."""
+    if not (names := enum_names(pr)):
+        return None
+    return BehaviourRisk(enum_sentence(names), (names.enum,))
 
 
 def order_risk(pr: PullRequest) -> BehaviourRisk | None:

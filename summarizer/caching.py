@@ -10,11 +10,13 @@ lines the diff changes, and the `def` they stand on.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.core.models import PullRequest
+from summarizer.claims import diff_lines
 from summarizer.code_hunks import block_rows, code_hunks
 from summarizer.facts import line_owner
+from summarizer.file_kinds import runs_code
 from summarizer.hunks import Hunk, Side
 
 _CACHE = re.compile(
@@ -119,3 +121,23 @@ def _reads(side: Side, row: int) -> tuple[str, ...]:
         if not line.lstrip().startswith("#"):
             reads.extend(f"self.{a}" for a in _SELF_READ.findall(line))
     return tuple(dict.fromkeys(reads))[:3]
+
+
+_FUNCTOOLS_IMPORT = re.compile(r"^\s*(?:from\s+functools\s+import\s|import\s+functools\b)")
+
+
+def only_caches_added(pr: PullRequest) -> bool:
+    """The code that runs changes only by results now kept: cache decorators added (or put in
+    place of `@property`), and their import. The value each call gives is the same; only how
+    often it is computed changes, so the PR is TRIVIAL (vLLM #35099)."""
+    changes = caches_changed(pr)
+    if not changes or not all(c.cached for c in changes):
+        return False
+    running = replace(pr, files=tuple(f for f in pr.files if runs_code(f)))
+    sides = diff_lines(running)
+    lines = [line for line in (*sides.added, *sides.removed) if line.strip()]
+    return any(_CACHE.match(line) for line in sides.added) and all(
+        _CACHE.match(line) or _PROPERTY.match(line) or _FUNCTOOLS_IMPORT.match(line)
+        for line in lines
+        if not line.lstrip().startswith("#")
+    )

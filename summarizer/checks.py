@@ -41,6 +41,7 @@ from pathlib import PurePosixPath
 
 from bot.core.models import ChangeType, PullRequest, SummarySections
 from bot.core.reverts import is_revert
+from summarizer.caching import only_caches_added
 from summarizer.claims import (
     BACKTICKED,
     check_names,
@@ -52,6 +53,7 @@ from summarizer.claims import (
     pr_corpus,
 )
 from summarizer.conditions import ConditionChange
+from summarizer.enum_names import enum_names
 from summarizer.fact_claims import (
     FactEvidence,
     called_effect,
@@ -1139,8 +1141,8 @@ def decide_type(
     tiny one that defines nothing, or a clean-up that only deletes code (`facts` show it) is
     TRIVIAL unless the model's reason names code that the diff changes outside those files;
     a default flipped, or new definitions in the code that runs, are SUBSTANTIAL whatever the
-    model says, and expressions rewritten to give the same values (summarizer/same_values.py)
-    TRIVIAL; otherwise the model's type."""
+    model says, and code rewritten to compute the same (`keeps_results`) TRIVIAL; otherwise
+    the model's type."""
     if is_revert(pr) or (facts is not None and flipped_defaults(facts)):
         return ChangeType.SUBSTANTIAL
     if model_type == ChangeType.TRIVIAL:
@@ -1148,11 +1150,18 @@ def decide_type(
         # definitions TRIVIAL (vLLM #30357), and no PR the real report calls TRIVIAL adds one.
         new_code = facts is not None and adds_running_definitions(pr, facts)
         return ChangeType.SUBSTANTIAL if new_code else model_type
-    if facts is not None and only_same_values(pr, facts):
+    if facts is not None and keeps_results(pr, facts):
         return ChangeType.TRIVIAL  # computed, so no reason the model gives outweighs it
     if not (looks_trivial(pr) or (facts is not None and only_moves_or_deletes(pr, facts))):
         return model_type
     return model_type if _reason_checks_out(model_reason or "", pr) else ChangeType.TRIVIAL
+
+
+def keeps_results(pr: PullRequest, facts: ChangeFacts) -> bool:
+    """The code that runs computes what it did: expressions rewritten to the same values, a
+    result now cached (vLLM #35099), or strings written as the enum members of their names
+    (#34254)."""
+    return only_same_values(pr, facts) or only_caches_added(pr) or enum_names(pr) is not None
 
 
 def adds_running_definitions(pr: PullRequest, facts: ChangeFacts) -> bool:

@@ -37,6 +37,13 @@ def code_hunks(pr: PullRequest, suffixes: frozenset[str] = PYTHON) -> Iterator[t
             yield f.filename, hunk
 
 
+def if_condition(side: Side, row: int) -> str:
+    """The condition of the `if` whose block the line is in, when the hunk shows it."""
+    head = block_head(side, row)
+    m = IF_LINE.match(side.lines[head]) if head is not None else None
+    return m["cond"] if m and len(m["cond"]) <= CONDITION_CHARS else ""
+
+
 def block_head(side: Side, row: int) -> int | None:
     """The row of the line whose block the line at `row` is in (an `if …:`, an `else:`, a
     `def`): the first code line above it indented less; None where the fragment starts

@@ -53,7 +53,7 @@ from summarizer.claims import (
     normalize_code,
     pr_corpus,
 )
-from summarizer.code_hunks import CONDITION_CHARS
+from summarizer.code_hunks import CONDITION_CHARS, block_head, code_hunks, if_condition
 from summarizer.condition_chains import chains_changed
 from summarizer.conditions import ConditionChange, condition_edit_sentence, conditions_changed
 from summarizer.dispatch import Dispatch, dispatch_risk_sentence, dispatch_sentence, dispatches
@@ -79,6 +79,7 @@ from summarizer.listed_items import ListedItems, listed_change_sentence, listed_
 from summarizer.log_calls import broken_sentence, log_fixes, log_risk
 from summarizer.new_branches import NewBranch, branch_sentence, new_branches
 from summarizer.new_locals import new_local_value
+from summarizer.passed_in import PassedIn, passed_in, passed_in_sentence
 from summarizer.prose import COMMENT_LINE
 from summarizer.raises import RaiseAdded, raises_added
 from summarizer.rationale import reason_sentence
@@ -155,6 +156,7 @@ class _CodeSays:
     same_conditions: tuple[str, ...] = ()  # other definitions the same condition edit is in
     raised: RaiseAdded | None = None  # a new error with its message, in code that was there
     taken_out: Unguarded | None = None  # a statement taken out of its branch
+    passed: PassedIn | None = None  # a value a function now takes from its callers
 
     def told(self) -> set[str | None]:
         """The definitions these pieces say: not "changed" again in the facts' sentence."""
@@ -165,6 +167,7 @@ class _CodeSays:
         told |= set(self.build.names if self.build else ())
         told |= {self.raised.owner} if self.raised else set()
         told |= {self.taken_out.enclosing} if self.taken_out else set()
+        told |= {self.passed.function} if self.passed else set()
         return told | ({self.condition.enclosing, *self.same_conditions} if self.condition else set())
 
 
@@ -178,20 +181,22 @@ def _what_changed(what: str, pr: PullRequest, facts: ChangeFacts, corpus: str) -
     says = _code_says(what, pr, facts)
     named = grounded_names(pr, SummarySections(what, "", "", ""), corpus)
     # Named already by the model, or by a sentence of its edits: not "changed" again.
-    sentence = change_sentence(facts, told=says.told() | set(named))
+    sentence = change_sentence(_without_passed(facts, says.passed), told=says.told() | set(named))
     if says.listed and not says_items(sentence, says.listed):
         what = f"{listed_change_sentence(says.listed)} {what}"
     if says.routed:
         what = f"{dispatch_sentence(says.routed[0])} {what}"
     if says.rewrapped:
         r = says.rewrapped[0]
-        place = in_place(r.enclosing, r.file)
-        what = f"{place}, {r.subject} becomes `{r.new}` where it was `{r.old}`. {what}"
+        what = f"{_rewrapped_place(r)}, {r.subject} becomes `{r.new}` where it was `{r.old}`. {what}"
     if fixes := log_fixes(pr):  # said after the edit that quotes the call
         what = f"{broken_sentence(fixes[0])} {what}"
     if says.edits:
         # The line a fix turns on, quoted: what a small model most often tells backwards.
         what = f"{edit_sentence(says.edits, pr)} {what}"
+    if says.passed:
+        # What the function no longer computes is what a fix of that value fixed (#34167).
+        what = f"{passed_in_sentence(says.passed)} {what}"
     if says.build and says.build.directive not in what:
         what = f"{says.build.sentence} {what}"
     if r := says.raised:
@@ -244,10 +249,36 @@ def _code_says(what: str, pr: PullRequest, facts: ChangeFacts) -> _CodeSays:
     raised = None if branches else _raise_to_say(pr, facts, what)
     # Moved out of a branch: "changes the multiplier" said of a line that only moved (#34813).
     out = None if branches or guards else next(iter(unguarded(pr)), None)
+    passed = next((p for p in passed_in(pr, facts) if p.computed not in what), None)
+    if passed:  # the new parameter's line is said by the sentence that says where it came from
+        edits = [e for e in edits if e.old or not _declares(e.new, passed.name)]
     return _CodeSays(
         edits, guards, branches, listed, rewrapped, routed, condition, build, same, raised,
-        out if out and out.statement not in what else None,
+        out if out and out.statement not in what else None, passed,
     )  # fmt: skip
+
+
+def _without_passed(facts: ChangeFacts, passed: PassedIn | None) -> ChangeFacts:
+    """The facts less a signature change that is only the parameter `passed` says."""
+    if passed is None:
+        return facts
+    kept = [
+        s for s in facts.signatures
+        if not (s.name == passed.function and not s.removed_params
+                and [param_name(p) for p in s.added_params] == [passed.name])
+    ]  # fmt: skip
+    return replace(facts, signatures=tuple(kept))
+
+
+def _rewrapped_place(r: RewrappedAssignment) -> str:
+    """ "In `f`", and the `if` the value stands under: the runs that get it at all."""
+    under = f", under `if {r.condition}:`" if r.condition else ""
+    return f"{in_place(r.enclosing, r.file)}{under}"
+
+
+def _declares(line: str, name: str) -> bool:
+    """The line is a parameter `name` of a signature: `name: int,`, `name,`."""
+    return bool(re.match(rf"\s*{re.escape(name)}\s*(?::[^=]*)?,?\s*$", line))
 
 
 def _with_author_words(what: str, pr: PullRequest) -> str:
@@ -667,7 +698,7 @@ def edit_sentence(edits: list[LineEdit], pr: PullRequest | None = None) -> str:
     parts, last = [], ""
     for clause in _said_together(edits):
         e = clause[0]
-        where = _edit_place(e)
+        where = _edit_place(e) + _under(e, pr)
         places = f" ({e.places} places)" if e.places > 1 else ""
         added = listed([f"`{a.new}`" for a in clause])
         verb = "is added" if len(clause) == 1 else "are added"
@@ -898,11 +929,14 @@ def _definitions_gone_risk(facts: ChangeFacts) -> FactRisk | None:
             (m.old_name, m.new_name), breaks=True,
         )  # fmt: skip
     moved = {m.old_name for m in facts.moves}
-    # A function nested in a function (`table.sort_key`) has no caller outside its parent.
+    # A function nested in a function (`table.sort_key`) has no caller outside its parent,
+    # a private method (`Adapter._to_keys`) none outside its class, and a special one
+    # (`__post_init__`) none by name: a reader scored "code outside this diff that still
+    # uses `LoadStoreOp.__post_init__` breaks" boilerplate (vLLM #34175).
     removed = list(dict.fromkeys(
         d.name for d in facts.of("removed")
         if d.name not in moved and not (d.kind == "function" and "." in d.name)
-        and not is_support_file(d.file) and d.kind != MACRO_BLOCK
+        and not is_support_file(d.file) and d.kind != MACRO_BLOCK and not _internal(d.name)
     ))  # fmt: skip
     if not removed:
         return None
@@ -912,6 +946,12 @@ def _definitions_gone_risk(facts: ChangeFacts) -> FactRisk | None:
         f"breaks: the PR removes {them}.",
         tuple(removed), breaks=True,
     )  # fmt: skip
+
+
+def _internal(name: str) -> bool:
+    """A private method or a special one: `Cls._helper`, `__post_init__`."""
+    last = name.rsplit(".", 1)[-1]
+    return (last.startswith("__") and last.endswith("__")) or ("." in name and last[:1] == "_")
 
 
 def _parameter_or_setting_gone_risk(facts: ChangeFacts) -> FactRisk | None:
@@ -1172,7 +1212,7 @@ def _code_that_was_there_risk(pr: PullRequest, facts: ChangeFacts) -> FactRisk |
     if rewritten := rewrapped_assignments(pr):
         r = rewritten[0]
         return FactRisk(
-            f"{in_place(r.enclosing, r.file)}, {r.subject} is now `{r.new}`, where it was "
+            f"{_rewrapped_place(r)}, {r.subject} is now `{r.new}`, where it was "
             f"`{r.old}`: the code below that reads it gets the new value.",
             (r.name,), exact=True,
         )  # fmt: skip
@@ -1513,6 +1553,28 @@ def _argument_said(edit: LineEdit, arguments: list[ChangedArgument]) -> str:
         return ""
     call = f"the call to `{a.callee}`" if a.callee else f"the call that also passes `{a.beside}`"
     return f"`{a.name}={a.old}` becomes `{a.name}={a.new}` in {call}"
+
+
+def _under(edit: LineEdit, pr: PullRequest | None) -> str:
+    """ ", under `if x:`": the `if` a Python edit made in one place stands under, when its hunk
+    shows it. Which runs reach the edit is what a reader asks first (vLLM #34396's only with
+    a tuned-config folder)."""
+    if pr is None or edit.places > 1 or not edit.file.endswith(".py"):
+        return ""
+    # An edit is its changed part: the one line of the file that holds it, or no place said.
+    found = [
+        (hunk, row)
+        for path, hunk in code_hunks(pr) if path == edit.file
+        for row in sorted(hunk.new.changed) if edit.new in hunk.new.lines[row]
+    ]  # fmt: skip
+    if len(found) != 1:
+        return ""
+    side, row = found[0][0].new, found[0][1]
+    # An `if` the PR edits too is a change said on its own, not the place of this one.
+    if (head := block_head(side, row)) is None or head in side.changed:
+        return ""
+    condition = if_condition(side, row)
+    return f", under `if {condition}:`" if condition else ""
 
 
 def _edit_place(edit: LineEdit) -> str:

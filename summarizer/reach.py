@@ -15,9 +15,8 @@ import re
 from dataclasses import dataclass
 
 from bot.core.models import PullRequest
-from summarizer.code_hunks import CONDITION_CHARS, IF_LINE, block_head, code_hunks
+from summarizer.code_hunks import code_hunks, if_condition
 from summarizer.facts import Definition, line_owner, short_name
-from summarizer.hunks import Side
 
 
 @dataclass(frozen=True)
@@ -41,17 +40,10 @@ def reach(pr: PullRequest, new: list[Definition]) -> Reach | None:
                 if not call.search(line) or line.lstrip().startswith(("def ", "async def ")):
                     continue
                 caller = line_owner(path, hunk, True, row)
-                condition = _condition(hunk.new, row)
+                condition = if_condition(hunk.new, row)
                 if caller and caller not in added and condition:
                     return Reach(d.name, caller, condition)
     return None
-
-
-def _condition(side: Side, row: int) -> str:
-    """The condition of the `if` whose block the line is in, when the hunk shows it."""
-    head = block_head(side, row)
-    m = IF_LINE.match(side.lines[head]) if head is not None else None
-    return m["cond"] if m and len(m["cond"]) <= CONDITION_CHARS else ""
 
 
 def reach_clause(r: Reach) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from bot.core.models import PullRequest
 from summarizer.brackets import unclosed
-from summarizer.code_hunks import code_hunks
+from summarizer.code_hunks import code_hunks, if_condition
 from summarizer.facts import line_owner
 from summarizer.line_edits import rows_by_block
 
@@ -27,6 +27,9 @@ class RewrappedAssignment:
     name: str  # a name, or a dictionary's quoted key (`"audio"`)
     old: str
     new: str  # the new value, its lines joined
+    # The `if` it stands under, when the hunk shows it: which runs get the new value at all
+    # (vLLM #34396's only where `envs.VLLM_TUNED_CONFIG_FOLDER` is set).
+    condition: str = ""
 
     @property
     def subject(self) -> str:
@@ -58,7 +61,10 @@ def rewrapped_assignments(pr: PullRequest) -> list[RewrappedAssignment]:
                 if old and new and new[0] == _target(old) and not unclosed(old["value"]):
                     where = line_owner(path, hunk, True, news[0])
                     found.append(
-                        RewrappedAssignment(path, where, _target(old), old["value"], new[1])
+                        RewrappedAssignment(
+                            path, where, _target(old), old["value"], new[1],
+                            if_condition(hunk.new, news[0]),
+                        )  # fmt: skip
                     )
     return found
 

@@ -366,7 +366,7 @@ def test_new_code_untested_is_said_with_the_if_that_code_which_was_there_calls_i
 
 def test_a_value_compared_with_that_changes_is_said_as_such_and_no_more():
     # vLLM #34254: a string compared with an enum member now. A `str` enum's member equals
-    # its string, which the diff does not show, so whether matches change is not said.
+    # its string, which the diff does not show: what the comparison assumes is said.
     compared = changed("vllm/model_executor/layers/quantization/compressed_tensors/ct.py", (
         "@@ -1020,3 +1020,3 @@ class CompressedTensorsKVCacheMethod(BaseKVCacheMethod):\n"
         "         # - q_scale is partitioned over query heads.\n"
@@ -375,8 +375,9 @@ def test_a_value_compared_with_that_changes_is_said_as_such_and_no_more():
         "             layer.q_scale = scale\n"
     ))  # fmt: skip
     assert risk_of(pr_of(compared)) == (
-        "`CompressedTensorsKVCacheMethod` now compares with `QuantizationStrategy.ATTN_HEAD` "
-        "where it compared with `\"attn_head\"`. No test changes with it in this PR."
+        "In `CompressedTensorsKVCacheMethod`, the comparisons with `QuantizationStrategy` "
+        "members give the old results only if `QuantizationStrategy.ATTN_HEAD` is "
+        "`\"attn_head\"`; the diff does not show the enum's values."
     )
 
 
@@ -430,7 +431,8 @@ def test_a_keyword_rewritten_in_a_call_whose_opener_is_not_shown_names_an_argume
 
 
 def test_a_value_rewritten_over_several_lines_is_said_whole_in_what_changed_and_the_risk():
-    # vLLM #34396: the kernel config's size now comes from the LoRA weights' shapes.
+    # vLLM #34396: the kernel config's size now comes from the LoRA weights' shapes, and only
+    # runs with a tuned-config folder reach it: a reader missed the `if` it stands under.
     rewrapped = changed("vllm/lora/layers/fused_moe.py", (
         "@@ -83,7 +83,11 @@ class FusedMoEWithLoRA(BaseLayerWithLoRA):\n"
         "         if envs.VLLM_TUNED_CONFIG_FOLDER:\n"
@@ -449,14 +451,31 @@ def test_a_value_rewritten_over_several_lines_is_said_whole_in_what_changed_and_
         "self.w13_lora_b_stacked[0].shape[-2]`"
     )
     finished = finish(SummarySections("", "", "", ""), pr, extract_facts(pr))
+    under = "In `FusedMoEWithLoRA`, under `if envs.VLLM_TUNED_CONFIG_FOLDER:`,"
     assert finished.what_changed.startswith(
-        f"In `FusedMoEWithLoRA`, `intermediate_size` becomes {new} where it was "
+        f"{under} `intermediate_size` becomes {new} where it was "
         "`layer.intermediate_size_per_partition`."
     )
     assert finished.potential_risks == (
-        f"In `FusedMoEWithLoRA`, `intermediate_size` is now {new}, where it was "
+        f"{under} `intermediate_size` is now {new}, where it was "
         "`layer.intermediate_size_per_partition`: the code below that reads it gets the new "
         "value."
+    )
+
+
+def test_a_line_edited_under_an_if_is_said_with_the_if():
+    edited = changed("vllm/lora/layers/fused_moe.py", (
+        "@@ -83,4 +83,4 @@ class FusedMoEWithLoRA(BaseLayerWithLoRA):\n"
+        "         if envs.VLLM_TUNED_CONFIG_FOLDER:\n"
+        "             hidden_size = layer.hidden_size\n"
+        "-            intermediate_size = layer.intermediate_size_per_partition\n"
+        "+            intermediate_size = layer.intermediate_size\n"
+    ))  # fmt: skip
+    pr = pr_of(edited)
+    finished = finish(SummarySections("", "", "", ""), pr, extract_facts(pr))
+    assert finished.what_changed.startswith(
+        "In `FusedMoEWithLoRA`, under `if envs.VLLM_TUNED_CONFIG_FOLDER:`, "
+        "`layer.intermediate_size_per_partition` becomes `layer.intermediate_size`"
     )
 
 

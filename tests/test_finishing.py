@@ -191,6 +191,29 @@ def test_without_facts_the_answer_is_unchanged():
     assert finish(GENERIC, TIMING, None, ChangeType.SUBSTANTIAL) == GENERIC
 
 
+def test_a_private_or_special_method_removed_is_not_said_to_break_outside_callers():
+    # vLLM #34175: no code outside a class calls its `_helper`, and none calls
+    # `__post_init__` by name; a reader scored that risk boilerplate.
+    pr = PullRequest("o/r", 1, "t", "u", "a", "merged", files=(ChangedFile(
+        "vllm/distributed/kv_transfer/lmcache_mp.py", "modified", 0, 8, (
+            "@@ -10,12 +10,4 @@ class LoadStoreOp:\n"
+            "     block_ids: list[int]\n"
+            "-    def __post_init__(self):\n"
+            "-        assert len(self.block_hashes) == len(self.block_ids)\n"
+            "-\n"
+            "-    def _to_keys(self):\n"
+            "-        return [bytes(h) for h in self.block_hashes]\n"
+            "-\n"
+            "-def convert_block_hashes_to_bytes(hashes):\n"
+            "-    return [bytes(h) for h in hashes]\n"
+        )),))  # fmt: skip
+    finished = finish(SummarySections("x", "y", "", "z"), pr, extract_facts(pr))
+    assert finished.potential_risks == (
+        "Code outside this diff that still uses `convert_block_hashes_to_bytes` breaks: the PR "
+        "removes it."
+    )
+
+
 def test_a_hosted_models_generic_answer_is_stored_with_the_facts_sentences_in_one_request(
     env, github, llm
 ):

@@ -214,7 +214,7 @@ def test_a_new_case_ahead_of_the_old_code_kept_under_else_says_the_old_way_stays
         "In `vllm/model_executor/model_loader/weight_utils.py`, `enable_hf_transfer()` ran "
         "every time before and now runs only where "
         "`hasattr(huggingface_hub.constants, \"HF_XET_HIGH_PERFORMANCE\")` does not hold: a "
-        "case where it holds calls `enable_xet_high_performance` in its place, and skips it."
+        "case where it holds skips it and calls `enable_xet_high_performance` instead."
     )
 
 
