@@ -1241,7 +1241,7 @@ def only_deletes(pr: PullRequest, facts: ChangeFacts) -> bool:
     added = sum(f.additions for f in source)
     removed = sum(f.deletions for f in source)
     # A field its own PR calls unused is dead code too (vLLM #35060's `disable_by_batch_size`).
-    unused = bool(_UNUSED.search(pr.title))
+    unused = called_unused(pr)
     settings = [s for s in facts.settings if not (unused and s.kind == "config field")]
     return (
         added <= 1
@@ -1253,6 +1253,11 @@ def only_deletes(pr: PullRequest, facts: ChangeFacts) -> bool:
 
 
 _UNUSED = re.compile(r"\b(?:unused|dead|obsolete|no longer used|never used|redundant)\b", re.I)
+
+
+def called_unused(pr: PullRequest) -> bool:
+    """The PR's title calls what it removes unused, dead or obsolete."""
+    return bool(_UNUSED.search(pr.title))
 
 
 def _reason_checks_out(reason: str, pr: PullRequest) -> bool:

@@ -40,6 +40,7 @@ from summarizer.call_arguments import (
 from summarizer.checks import (
     adds_running_definitions,
     boilerplate_sentences,
+    called_unused,
     names_pr_code,
     shaped_like_code,
     split_sentences,
@@ -877,7 +878,7 @@ def fact_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     condition, a cache, an order: summarizer/behaviour.py) follows what breaks, and takes the
     place of a plainer changed value or definition."""
     first = (
-        _breaking_risk(facts)
+        _breaking_risk(facts, pr)
         or _required_param_risk(facts, pr)
         or _attribute_risk(pr)
         or _raise_risk(facts, pr)
@@ -905,14 +906,14 @@ def _joined(first: FactRisk, then: FactRisk) -> FactRisk:
     )
 
 
-def _breaking_risk(facts: ChangeFacts) -> FactRisk | None:
+def _breaking_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     """What callers, scripts or inputs relied on that is gone, moved or reordered: the first
     of a definition renamed or removed, modules moved, a parameter or setting gone, a setting
     moved, lines run in another order."""
     return (
         _definitions_gone_risk(facts)
         or _moved_modules_risk(facts)
-        or _parameter_or_setting_gone_risk(facts)
+        or _parameter_or_setting_gone_risk(facts, pr)
         or _reordered_risk(facts)
     )
 
@@ -954,7 +955,7 @@ def _internal(name: str) -> bool:
     return (last.startswith("__") and last.endswith("__")) or ("." in name and last[:1] == "_")
 
 
-def _parameter_or_setting_gone_risk(facts: ChangeFacts) -> FactRisk | None:
+def _parameter_or_setting_gone_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     if params := [(s, p) for s in running_signatures(facts) for p in s.dropped_params]:
         s, p = params[0][0], param_name(params[0][1])
         return FactRisk(
@@ -963,6 +964,15 @@ def _parameter_or_setting_gone_risk(facts: ChangeFacts) -> FactRisk | None:
         )  # fmt: skip
     if settings := settings_of(facts, "removed", ("config field", "CLI flag")):
         names = [code(s.name) for s in settings]
+        if called_unused(pr):
+            # It had no effect to lose (vLLM #35060): what still names it is what breaks.
+            they = "it" if len(names) == 1 else "them"
+            return FactRisk(
+                f"By the PR's title {listed(names)} {'was' if they == 'it' else 'were'} "
+                "unused: what can still break is a configuration, script or CI job that sets "
+                f"{they}, which now names a setting that is gone.",
+                tuple(s.name for s in settings), breaks=True,
+            )  # fmt: skip
         return FactRisk(
             f"A configuration, script or CI job that still sets {listed(names)} no longer has "
             "the effect it had.",

@@ -3,6 +3,8 @@ empty: found on dev-day PRs that had never been read before (judge pass 20)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bot.core.models import ChangedFile, ChangeType, PullRequest, SummarySections
 from summarizer.checks import check_answer
 from summarizer.facts import extract_facts
@@ -95,6 +97,17 @@ def test_a_hunk_that_starts_at_a_docstrings_end_still_shows_its_fields():
     assert [(s.kind, s.name, s.change) for s in facts.settings] == [
         ("config field", "SpeculativeConfig.disable_by_batch_size", "removed")
     ]
+    assert risk_of(pr) == (
+        "A configuration, script or CI job that still sets "
+        "`SpeculativeConfig.disable_by_batch_size` no longer has the effect it had."
+    )
+    # A field its PR calls unused had no effect to lose: what still sets it is the risk.
+    unused = replace(pr, title="Remove unused disable_by_batch_size from SpeculativeConfig")
+    assert risk_of(unused) == (
+        "By the PR's title `SpeculativeConfig.disable_by_batch_size` was unused: what can "
+        "still break is a configuration, script or CI job that sets it, which now names a "
+        "setting that is gone."
+    )
 
 
 def test_old_code_rewritten_in_place_and_copied_to_a_benchmark_is_not_moved():
