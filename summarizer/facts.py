@@ -32,7 +32,7 @@ from summarizer.diff_budget import exclusion_reason, priority
 from summarizer.hunks import PATCH_CHARS, Hunk, Side, parse_hunks
 from summarizer.line_edits import LineEdit, change_blocks, file_edits, grouped, rows_by_block
 from summarizer.opened_signatures import OpenedSignature, opened_signature
-from summarizer.prose import only_prose, prose_lines
+from summarizer.prose import comment_edits, only_prose, prose_lines
 
 # The work per PR is bounded so a PR of thousands of files stays well under a second: each
 # patch is read up to PATCH_CHARS (summarizer/hunks.py), and once TOTAL_CHARS are read the
@@ -646,8 +646,10 @@ class _FileRead:
 
 
 def _read_side(
-    grammar: _Grammar, side: Side, header: str, read: _FileRead, new: bool
+    grammar: _Grammar, side: Side, header: str, read: _FileRead, new: bool, edited: set[int]
 ) -> list[_Found]:
+    """The definitions the side shows, and which of them its changed lines touch: in code,
+    or in comments and docstrings only (`edited`: rows changed only in a trailing comment)."""
     scope = _scope(header, grammar.name, side.lines)
     source = _python_source(side) if grammar.name == "python" else _c_source(side)
     captures = _parse(grammar, source)
@@ -659,6 +661,7 @@ def _read_side(
         if all(r in side.changed for r in range(f.start, f.end + 1)):
             entry.body = "\n".join(_squeeze(line) for line in side.lines[f.start : f.end + 1])
     prose = prose_lines(side.lines, grammar.name == "python") if side.changed else []
+    prose = [p or row in edited for row, p in enumerate(prose)]
     for row in side.changed:
         if not side.lines[row].strip():
             continue
@@ -761,8 +764,9 @@ def _read_file(f: ChangedFile, grammar: _Grammar | None) -> _FileRead:
     for hunk in parse_hunks(f.patch or ""):
         found: list[_Found] = []
         if grammar is not None and grammar.name != "yaml":
-            found = _read_side(grammar, hunk.old, hunk.header, read, new=False)
-            _read_side(grammar, hunk.new, hunk.header, read, new=True)
+            old, new = comment_edits(hunk, grammar.name == "python")
+            found = _read_side(grammar, hunk.old, hunk.header, read, False, old)
+            _read_side(grammar, hunk.new, hunk.header, read, True, new)
             if grammar.name == "python" and (opened := opened_signature(hunk)):
                 read.opened.append(opened)
         _read_deletion(found, hunk, hunk.header, grammar.name if grammar else "", read)

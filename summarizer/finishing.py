@@ -80,6 +80,7 @@ from summarizer.listed_items import ListedItems, listed_change_sentence, listed_
 from summarizer.log_calls import broken_sentence, log_fixes, log_risk
 from summarizer.new_branches import NewBranch, branch_sentence, new_branches
 from summarizer.new_locals import new_local_value
+from summarizer.new_returns import new_returns
 from summarizer.passed_in import PassedIn, passed_in, passed_in_sentence
 from summarizer.prose import COMMENT_LINE
 from summarizer.raises import RaiseAdded, raises_added
@@ -1454,11 +1455,17 @@ def _same_result_risk(edit: LineEdit, facts: ChangeFacts, pr: PullRequest) -> Fa
     kind = "lazy import" if meant.group(0).lower().startswith("lazy") else kind
     where = f" in {code(edit.enclosing)}" if edit.enclosing else ""
     places = f" ({edit.places} places)" if edit.places > 1 else ""
+    # What each new body returns, beside what it replaces, is what a reader compares.
+    returns = listed([
+        f"{code(value)} in {code(owner)}" if owner else code(value)
+        for owner, value in new_returns(pr, called[0])
+    ])  # fmt: skip
+    returned = f", and returns {returns}" if returns else ""
     # The `;` ends what "replaces" applies to: the new name is no name replaced.
     return FactRisk(
-        f"`{new}` replaces `{old}`{where}{places}; `{called[0]}` is new in this PR: as a "
-        f"{kind}, it must return what `{old}` did in each place; where it does not, the code "
-        "there now gets another value.",
+        f"`{new}` replaces `{old}`{where}{places}; `{called[0]}` is new in this PR{returned}: "
+        f"as a {kind}, it must return what `{old}` did in each place; where it does not, the "
+        "code there now gets another value.",
         (called[0],), exact=True,
     )  # fmt: skip
 

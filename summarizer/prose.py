@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 from tree_sitter import Language, Node, Parser
 
 from bot.core.models import ChangedFile
-from summarizer.hunks import parse_hunks
+from summarizer.hunks import Hunk, parse_hunks, without_comment
 
 COMMENT_LINE = re.compile(r"^\s*(?:#|//|/\*|\*(?:\s|/|$))")  # `*ptr = x;` is code
 # A docstring is triple-quoted; a one-line string alone on its line is a piece of a call's
@@ -83,18 +83,42 @@ def prose_lines(lines: list[str], python: bool) -> list[bool]:
     )]  # fmt: skip
 
 
-def _prose_rows(lines: list[str], changed: set[int], python: bool) -> bool:
+def _prose_rows(lines: list[str], changed: set[int], python: bool, edited: set[int]) -> bool:
     prose = prose_lines(lines, python)
-    return all(prose[row] for row in changed)
+    return all(prose[row] or row in edited for row in changed)
 
 
 def only_prose(f: ChangedFile) -> bool:
-    """Every changed line of the file is blank, a comment, or (Python) inside a docstring."""
+    """Every changed line of the file is blank, a comment, (Python) inside a docstring, or
+    changed only in its trailing comment."""
     if not f.patch:
         return False
     python = PurePosixPath(f.filename).suffix in (".py", ".pyi")
     for hunk in parse_hunks(f.patch):
-        for side in (hunk.old, hunk.new):
-            if not _prose_rows(side.lines, side.changed, python):
+        edited = comment_edits(hunk, python)
+        for side, rows in zip((hunk.old, hunk.new), edited, strict=True):
+            if not _prose_rows(side.lines, side.changed, python, rows):
                 return False
     return True
+
+
+def comment_edits(hunk: Hunk, python: bool) -> tuple[set[int], set[int]]:
+    """The rows of each side of a Python hunk changed only in their trailing comment:
+    `json=schema` made `json=schema  # type: ignore[call-arg]` (vLLM #34739, a mypy fix a
+    reader found "changes `ResponsesRequest`" of). Each pairs with a row of the other side
+    whose code is the same."""
+    if not python:
+        return set(), set()
+    waiting: dict[str, list[int]] = {}
+    for row in sorted(hunk.new.changed):
+        if code := without_comment(hunk.new.lines[row]):
+            waiting.setdefault(code, []).append(row)
+    old_rows: set[int] = set()
+    new_rows: set[int] = set()
+    for row in sorted(hunk.old.changed):
+        line = hunk.old.lines[row]
+        rows = waiting.get(without_comment(line)) if without_comment(line) else None
+        if rows and hunk.new.lines[rows[0]].strip() != line.strip():
+            old_rows.add(row)
+            new_rows.add(rows.pop(0))
+    return old_rows, new_rows

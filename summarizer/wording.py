@@ -120,8 +120,18 @@ def settings_named(settings: list[Setting]) -> list[str]:
     both = {n for n, k in kinds.items() if sorted(k) == sorted(_ENV_USE)}
     said: set[str] = set()
     out: list[str] = []
+    # Whose flags they are, said once for each file: a benchmark script's flag is not the
+    # server's (vLLM #34188).
+    flags: dict[str, list[str]] = {}
     for s in settings:
-        if s.name not in both:
+        if s.kind.startswith("CLI flag") and s.file and s.name not in both:
+            flags.setdefault(s.file, []).append(code(s.name))
+    for s in settings:
+        if s.kind.startswith("CLI flag") and s.file and s.name not in both:
+            if names := flags.pop(s.file, None):
+                many = "s" if len(set(names)) > 1 else ""
+                out.append(f"the CLI flag{many} {listed(names)} in {code(s.file)}")
+        elif s.name not in both:
             out.append(setting_named(s))
         elif s.name not in said:
             said.add(s.name)

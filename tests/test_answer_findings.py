@@ -266,6 +266,23 @@ def test_a_performance_claim_passes_when_the_pr_is_about_performance():
     assert check_answer(perf, answer(impact=said), ChangeType.SUBSTANTIAL) == []
 
 
+def test_a_headline_about_speed_needs_the_pr_to_say_it_is_about_speed():
+    # vLLM #35102 adds a model; a cache among its 1,400 lines let "Improves model performance
+    # by adding a new layer type" stand as its headline. The body may speak of speed; the
+    # headline says what the PR is for, which is its author's to say.
+    cached = replace(DUMMY_PR.files[0], patch=DUMMY_PR.files[0].patch + "+    cache = {}\n")
+    model = replace(DUMMY_PR, title="[Model] Ring 2.5", files=(cached,))
+    said = replace(answer(), headline="Improves model performance by adding a layer type")
+    found = check_answer(model, said, ChangeType.SUBSTANTIAL)
+    assert [(f.kind, f.section) for f in found] == [
+        (FindingKind.UNSUPPORTED_PERFORMANCE, "headline")
+    ]
+    impact = answer(impact="Keeping the cache makes the warm-up faster.")
+    assert check_answer(model, impact, ChangeType.SUBSTANTIAL) == []
+    perf = replace(model, title="[Perf] Ring 2.5 prefill")
+    assert check_answer(perf, said, ChangeType.SUBSTANTIAL) == []
+
+
 def test_a_pr_to_the_benchmark_tools_is_not_about_performance_by_its_paths():
     said = "It will improve the performance of dataset benchmarks."
     found = check_answer(MOVED_FLAG, answer(impact=said), ChangeType.SUBSTANTIAL)

@@ -5,6 +5,8 @@ and said exactly; none is guessed."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bot.core.models import ChangedFile, ChangeType, PullRequest, SummarySections
 from summarizer.caching import CacheChange, caches_changed
 from summarizer.checks import FindingKind, check_answer, decide_type
@@ -12,6 +14,7 @@ from summarizer.conditions import ConditionChange, conditions_changed
 from summarizer.facts import extract_facts
 from summarizer.finishing import fact_risk, finish
 from summarizer.insight import interface_sentence
+from summarizer.new_returns import new_returns
 
 
 def pr_of(*files: ChangedFile, title: str = "Fix a bound") -> PullRequest:
@@ -335,10 +338,17 @@ def test_a_speed_up_that_swaps_in_a_new_call_must_return_the_same_value():
     pr = pr_of(FASTER_COUNT, title="[Perf] Optimize detokenizer python logic")
     assert risk_of(pr) == (
         "`self.num_output_tokens()` replaces `len(self.output_token_ids)` in "
-        "`BaseIncrementalDetokenizer.update`; `num_output_tokens` is new in this PR: as a "
-        "speed-up, it must return what `len(self.output_token_ids)` did in each place; where "
+        "`BaseIncrementalDetokenizer.update`; `num_output_tokens` is new in this PR, and "
+        "returns `len(self.token_ids) - self.prompt_len` in `BaseIncrementalDetokenizer`: as "
+        "a speed-up, it must return what `len(self.output_token_ids)` did in each place; where "
         "it does not, the code there now gets another value."
     )
+    # What the new body returns is quoted only where it is all the body.
+    longer = FASTER_COUNT.patch.replace(
+        "+        return len(self.token_ids) - self.prompt_len\n",
+        "+        n = len(self.token_ids)\n+        return n - self.prompt_len\n",
+    )
+    assert new_returns(pr_of(replace(FASTER_COUNT, patch=longer)), "num_output_tokens") == []
 
 
 def test_a_fix_that_swaps_in_a_new_call_is_meant_to_change_the_value():

@@ -264,8 +264,8 @@ def test_a_new_function_passed_in_place_of_another_in_a_speed_up_must_give_the_s
     )  # fmt: skip
     assert risk_sentence(extract_facts(pr), pr).startswith(
         "`compute_maxsim_scores` replaces `compute_maxsim_score` in `score`; "
-        "`compute_maxsim_scores` is new in this PR: as a speed-up, it must return what "
-        "`compute_maxsim_score` did in each place"
+        "`compute_maxsim_scores` is new in this PR, and returns `[p.max() for p in pairs]`: "
+        "as a speed-up, it must return what `compute_maxsim_score` did in each place"
     )
 
 

@@ -19,6 +19,7 @@ from summarizer.facts import (
     render_facts,
 )
 from summarizer.finishing import finish
+from summarizer.prose import only_prose
 
 
 def pr_of(*files: ChangedFile, changed_files: int | None = None) -> PullRequest:
@@ -933,6 +934,25 @@ def test_a_method_with_one_line_of_code_changed_beside_its_comments_is_changed()
     facts = extract_facts(pr_of(changed("vllm/sched.py", patch)))
     assert defs(facts, "changed") == {"Scheduler.schedule"}
     assert defs(facts, "reworded") == set()
+
+
+def test_a_line_that_only_gains_a_trailing_comment_is_reworded_not_changed() -> None:
+    # vLLM #34739: a `# type: ignore` added to an argument; a reader found "The diff changes
+    # `ResponsesRequest`" said of it.
+    patch = """\
+@@ -337,5 +337,7 @@ class ResponsesRequest(OpenAIBaseModel):
+                 structured_outputs = StructuredOutputsParams(
+-                    json=response_format.schema_
++                    json=response_format.schema_  # type: ignore[call-arg]
++                    # --follow-imports skip hides the class definition
+                 )
+"""
+    file = changed("vllm/entrypoints/openai/responses/protocol.py", patch)
+    facts = extract_facts(pr_of(file))
+    assert [(d.name, d.change) for d in facts.definitions] == [("ResponsesRequest", "reworded")]
+    assert only_prose(file)
+    edited = patch.replace("schema_  # type", "schema_ or {}  # type")
+    assert not only_prose(changed("vllm/entrypoints/openai/responses/protocol.py", edited))
 
 
 def test_a_cpp_comment_reworded_inside_a_function_is_reworded() -> None:

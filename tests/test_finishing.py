@@ -19,6 +19,7 @@ from summarizer.finishing import (
     mark_code,
     risk_sentence,
 )
+from summarizer.insight import interface_sentence
 from tests.conftest import REPO, make_pr
 from tests.fakes.github import FakeFile
 
@@ -189,6 +190,22 @@ def test_a_test_only_change_says_which_files_and_that_production_code_is_untouch
 
 def test_without_facts_the_answer_is_unchanged():
     assert finish(GENERIC, TIMING, None, ChangeType.SUBSTANTIAL) == GENERIC
+
+
+def test_new_cli_flags_are_said_with_the_file_that_parses_them_once_for_each_file():
+    # vLLM #35220: three flags of the benchmark's own parser, not the server's.
+    pr = PullRequest("o/r", 1, "t", "u", "a", "merged", files=(ChangedFile(
+        "vllm/benchmarks/serve.py", "modified", 4, 0, (
+            "@@ -10,2 +10,6 @@ def add_cli_args(parser):\n"
+            "     parser.add_argument('--seed', type=int, default=0)\n"
+            "+    parser.add_argument('--plot-timeline', action='store_true')\n"
+            "+    parser.add_argument('--plot-dataset-stats', action='store_true')\n"
+            "     return parser\n"
+        )),))  # fmt: skip
+    assert interface_sentence(extract_facts(pr), pr) == (
+        "For callers and users, the PR adds the CLI flags `--plot-timeline` and "
+        "`--plot-dataset-stats` in `vllm/benchmarks/serve.py`."
+    )
 
 
 def test_a_private_or_special_method_removed_is_not_said_to_break_outside_callers():
