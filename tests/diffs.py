@@ -56,3 +56,17 @@ ARCH_FALLBACK = changed("csrc/cpu/mla_decode.cpp", (
     " struct KernelVecType<c10::BFloat16> {\n"
     "   using qk_load_vec_type = vec_op::BF16Vec16;\n"
 ))  # fmt: skip
+
+
+# vLLM #35099: a property made a cached_property.
+CACHED_PROPERTY = changed("vllm/config/model.py", (
+    "@@ -1365,7 +1365,7 @@ class ModelConfig:\n"
+    " \n"
+    "         return diff_sampling_param\n"
+    " \n"
+    "-    @property\n"
+    "+    @cached_property\n"
+    "     def is_encoder_decoder(self) -> bool:\n"
+    '         """Extract the HF encoder/decoder model flag."""\n'
+    "         return is_encoder_decoder(self.hf_config)\n"
+))  # fmt: skip

@@ -15,6 +15,7 @@ from summarizer.facts import extract_facts
 from summarizer.finishing import fact_risk, finish
 from summarizer.insight import interface_sentence
 from summarizer.new_returns import new_returns
+from tests.diffs import CACHED_PROPERTY
 
 
 def pr_of(*files: ChangedFile, title: str = "Fix a bound") -> PullRequest:
@@ -181,21 +182,10 @@ def test_tests_and_docs_conditions_are_not_behaviour():
     assert conditions_changed(pr_of(test)) == []
 
 
-# vLLM #35099: a property made a cached_property.
-CACHED = ChangedFile("vllm/config/model.py", additions=1, deletions=1, patch=(
-    "@@ -1365,7 +1365,7 @@ class ModelConfig:\n"
-    " \n"
-    "         return diff_sampling_param\n"
-    " \n"
-    "-    @property\n"
-    "+    @cached_property\n"
-    "     def is_encoder_decoder(self) -> bool:\n"
-    '         """Extract the HF encoder/decoder model flag."""\n'
-    "         return is_encoder_decoder(self.hf_config)\n"))  # fmt: skip
 
 
 def test_a_property_made_cached_can_go_stale():
-    pr = pr_of(CACHED, title="Cache is_encoder_decoder")
+    pr = pr_of(CACHED_PROPERTY, title="Cache is_encoder_decoder")
     assert caches_changed(pr) == [CacheChange(
         "vllm/config/model.py", "ModelConfig.is_encoder_decoder", "cached_property", True,
         ("self.hf_config",),

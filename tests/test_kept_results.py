@@ -11,21 +11,11 @@ from summarizer.caching import only_caches_added
 from summarizer.checks import decide_type
 from summarizer.enum_names import enum_names
 from summarizer.facts import extract_facts
-from tests.diffs import changed, pr_of, risk_of
+from tests.diffs import CACHED_PROPERTY, changed, pr_of, risk_of
 
 REASON = "`ModelConfig` now behaves differently."
 
-CACHED = pr_of(changed("vllm/config/model.py", (
-    "@@ -1365,7 +1365,7 @@ class ModelConfig:\n"
-    " \n"
-    "         return diff_sampling_param\n"
-    " \n"
-    "-    @property\n"
-    "+    @cached_property\n"
-    "     def is_encoder_decoder(self) -> bool:\n"
-    '         """Extract the HF encoder/decoder model flag."""\n'
-    "         return is_encoder_decoder(self.hf_config)\n"
-)))  # fmt: skip
+CACHED = pr_of(CACHED_PROPERTY)
 
 
 def type_of(pr) -> ChangeType:
