@@ -81,7 +81,8 @@ def behaviour_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
     lines put under a new `if`, a cache added or removed, strings made enum members, a
     sequence now sorted, a call moved to import time, a feature check asking for other
     names, an error swallowed, a read that falls back to a default, a new early exit, a new
-    case that gives a name another value. The PR's new `if` blocks are read once, for the three risks that draw on them."""
+    case that gives a name another value. The PR's new `if` blocks are read once, for the
+    three risks that draw on them."""
     first = (
         default_risk(facts) or condition_risk(pr) or build_risk(pr, facts)
         or listed_risk(pr, matched=True)
@@ -91,9 +92,9 @@ def behaviour_risk(facts: ChangeFacts, pr: PullRequest) -> BehaviourRisk | None:
         return first
     branches = new_branches(pr, facts)
     return (
-        _kept_code_risk(branches) or cache_risk(pr) or enum_risk(pr) or order_risk(pr) or import_time_risk(pr)
-        or probe_risk(pr) or swallowed_risk(pr) or tolerant_risk(facts) or _exit_risk(branches)
-        or _assignment_risk(branches)
+        _kept_code_risk(branches) or cache_risk(pr) or enum_risk(pr) or order_risk(pr)
+        or import_time_risk(pr) or probe_risk(pr) or swallowed_risk(pr) or tolerant_risk(facts)
+        or _exit_risk(branches) or _assignment_risk(branches)
     )  # fmt: skip
 
 

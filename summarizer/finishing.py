@@ -190,7 +190,8 @@ def _what_changed(what: str, pr: PullRequest, facts: ChangeFacts, corpus: str) -
         what = f"{dispatch_sentence(says.routed[0])} {what}"
     if says.rewrapped:
         r = says.rewrapped[0]
-        what = f"{_rewrapped_place(r)}, {r.subject} becomes `{r.new}` where it was `{r.old}`. {what}"
+        place = _rewrapped_place(r)
+        what = f"{place}, {r.subject} becomes `{r.new}` where it was `{r.old}`. {what}"
     if fixes := log_fixes(pr):  # said after the edit that quotes the call
         what = f"{broken_sentence(fixes[0])} {what}"
     if says.edits:
@@ -274,8 +275,11 @@ def _without_passed(facts: ChangeFacts, passed: PassedIn | None) -> ChangeFacts:
 
 def _rewrapped_place(r: RewrappedAssignment) -> str:
     """ "In `f`", and the `if` the value stands under: the runs that get it at all."""
-    under = f", under `if {r.condition}:`" if r.condition else ""
-    return f"{in_place(r.enclosing, r.file)}{under}"
+    return f"{in_place(r.enclosing, r.file)}{_under_if(r.condition)}"
+
+
+def _under_if(condition: str) -> str:
+    return f", under `if {condition}:`" if condition else ""
 
 
 def _declares(line: str, name: str) -> bool:
@@ -691,7 +695,8 @@ def _quotes(text: str, e: LineEdit) -> bool:
 
 def edit_sentence(edits: list[LineEdit], pr: PullRequest | None = None) -> str:
     """ "In `update`, `len(self.x)` becomes `self.n()`; in `RequestState`, …." A name the
-    PR's lines set just for this (`pr` shows them) is said with its value."""
+    PR's lines set just for this (`pr` shows them) is said with its value, and an edit with
+    the unchanged `if` it stands under."""
     values = {e.new: new_local_value(pr, e.file, e.new) for e in edits if e.old and pr}
     # The line that sets such a name is said with it, not again as a line added.
     glossed = {f"{name} = {value}" for name, value in values.items() if value}
@@ -1576,7 +1581,7 @@ def _under(edit: LineEdit, pr: PullRequest | None) -> str:
     """ ", under `if x:`": the `if` a Python edit made in one place stands under, when its hunk
     shows it. Which runs reach the edit is what a reader asks first (vLLM #34396's only with
     a tuned-config folder)."""
-    if pr is None or edit.places > 1 or not edit.file.endswith(".py"):
+    if pr is None or edit.places > 1 or not edit.file.endswith(".py") or not edit.new.strip():
         return ""
     # An edit is its changed part: the one line of the file that holds it, or no place said.
     found = [
@@ -1590,8 +1595,7 @@ def _under(edit: LineEdit, pr: PullRequest | None) -> str:
     # An `if` the PR edits too is a change said on its own, not the place of this one.
     if (head := block_head(side, row)) is None or head in side.changed:
         return ""
-    condition = if_condition(side, row)
-    return f", under `if {condition}:`" if condition else ""
+    return _under_if(if_condition(side, row))
 
 
 def _edit_place(edit: LineEdit) -> str:

@@ -117,7 +117,7 @@ def comment_edits(hunk: Hunk, python: bool) -> tuple[set[int], set[int]]:
     new_rows: set[int] = set()
     for row in sorted(hunk.old.changed):
         line = hunk.old.lines[row]
-        rows = waiting.get(without_comment(line)) if without_comment(line) else None
+        rows = waiting.get(code) if (code := without_comment(line)) else None
         if rows and hunk.new.lines[rows[0]].strip() != line.strip():
             old_rows.add(row)
             new_rows.add(rows.pop(0))

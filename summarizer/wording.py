@@ -124,10 +124,10 @@ def settings_named(settings: list[Setting]) -> list[str]:
     # server's (vLLM #34188).
     flags: dict[str, list[str]] = {}
     for s in settings:
-        if s.kind.startswith("CLI flag") and s.file and s.name not in both:
+        if _a_flag(s) and s.name not in both:
             flags.setdefault(s.file, []).append(code(s.name))
     for s in settings:
-        if s.kind.startswith("CLI flag") and s.file and s.name not in both:
+        if _a_flag(s) and s.name not in both:
             if names := flags.pop(s.file, None):
                 many = "s" if len(set(names)) > 1 else ""
                 out.append(f"the CLI flag{many} {listed(names)} in {code(s.file)}")
@@ -137,6 +137,10 @@ def settings_named(settings: list[Setting]) -> list[str]:
             said.add(s.name)
             out.append(f"a read and a write of the environment variable {code(s.name)}")
     return out
+
+
+def _a_flag(s: Setting) -> bool:
+    return s.kind.startswith("CLI flag") and bool(s.file)
 
 
 def moved_setting(s: Setting) -> str:
