@@ -38,6 +38,7 @@ class Unguarded:
     condition: str  # the `if` whose branch it left (for an `else:`, the `if` above it), or ""
     other: str  # for an `else:`, the first statement of the branch above it, or ""
     after: bool = True  # it now stands below the branch it left, not above it
+    was: str = ""  # as it stood in the branch, where the PR rewrote it (`x = x * m`)
 
 
 def unguarded(pr: PullRequest) -> list[Unguarded]:
@@ -68,8 +69,9 @@ def _hunk_unguarded(path: str, hunk: Hunk) -> list[Unguarded]:
         after = any(
             hunk.new.lines[r] == head_line for r in range(new_row) if r not in hunk.new.changed
         )
+        was = line.strip() if line.strip() != statement else ""
         found.append(Unguarded(
-            path, where, statement, head_line.strip(), condition, other, after
+            path, where, statement, head_line.strip(), condition, other, after, was
         ))  # fmt: skip
     return found
 
@@ -130,15 +132,35 @@ def unguarded_sentence(u: Unguarded) -> str:
     if u.head.startswith("else") and u.after and u.other and len(u.other) <= _STATEMENT_CHARS:
         return (
             f"{where}, {said} now runs after the whole `if`/`else`, not only in {branch}: the "
-            f"case that runs {code(u.other)} now gets it too."
+            f"case that runs {code(u.other)} now gets it too.{_in_place_sentence(u)}"
         )
     return f"{where}, {said} now runs outside {branch}, in every case, where it ran only there."
 
 
+_ALIASED = re.compile(r"^(?P<name>[\w.]+)\s*=\s*(?P<source>[A-Za-z_][\w.]*)$")
+
+
+def _in_place_sentence(u: Unguarded) -> str:
+    """ " `*=` works in place …": `x = x * m` rewritten as `x *= m` where the other case
+    makes `x` another name's object (`hidden_states = inputs_embeds`, vLLM #34813): that
+    case now changes the object it was given, which a reader found unsaid."""
+    alias = _ALIASED.match(u.other)
+    augmented = _AUGMENTED.match(" ".join(u.was.split("#")[0].split())) if u.was else None
+    if not (alias and augmented and alias["name"] == augmented["name"]):
+        return ""
+    op, source = f"{augmented['op']}=", alias["source"]
+    return (
+        f" On a tensor or a list `{op}` works in place: in that case it changes "
+        f"{code(source)} itself, where {code(u.was)} made a new object."
+    )
+
+
 def taken_out_sentence(u: Unguarded) -> str:
     """What changed, said as a move out of the branch: "In `f`, `x *= m` moves out of its
-    `else:` and now runs after the whole `if`/`else`." """
-    where, said = in_place(u.enclosing, u.file), code(u.statement)
+    `else:` and now runs after the whole `if`/`else`." A statement rewritten on the way is
+    quoted as it stood, then as it stands."""
+    where = in_place(u.enclosing, u.file)
+    said = f"{code(u.was)}, written as {code(u.statement)}," if u.was else code(u.statement)
     if u.head.startswith("if"):
         return f"{where}, {said} moves out of `{u.head}` and now runs in every case."
     if u.after and (u.condition or u.other):  # an `if`'s `else:`, not a loop's or a `try`'s

@@ -102,19 +102,24 @@ def diff_pr(path: str, patch: str) -> PullRequest:
 
 
 def test_a_statement_taken_out_of_an_else_now_runs_for_the_branch_above_it_too():
-    # vLLM #34813: embeddings a caller passes in are scaled now too.
+    # vLLM #34813: embeddings a caller passes in are scaled now too, and in place, since the
+    # line was rewritten as `*=` on its way out (a reader found that unsaid).
     taken_out = pr_with(OUT_OF_ELSE)
     assert risk_of(taken_out) == (
         "In `GraniteMoeHybridModel`, `hidden_states *= self.embedding_multiplier` now runs "
         "after the whole `if`/`else`, not only in its `else:`: the case that runs "
-        "`hidden_states = inputs_embeds` now gets it too."
+        "`hidden_states = inputs_embeds` now gets it too. On a tensor or a list `*=` works in "
+        "place: in that case it changes `inputs_embeds` itself, where "
+        "`hidden_states = hidden_states * self.embedding_multiplier` made a new object."
     )
-    # What changed says the move: the model read the line as a change to the multiplier.
+    # What changed says the move, quoting the line as it stood: the model read the line as a
+    # change to the multiplier, and a reader found the rewritten line quoted as the old one.
     out = finish(SummarySections("It scales embeddings.", "", "", ""), taken_out,
                  extract_facts(taken_out))  # fmt: skip
     assert out.what_changed.startswith(
-        "In `GraniteMoeHybridModel`, `hidden_states *= self.embedding_multiplier` moves out of "
-        "its `else:` and now runs after the whole `if`/`else`."
+        "In `GraniteMoeHybridModel`, `hidden_states = hidden_states * self.embedding_multiplier`"
+        ", written as `hidden_states *= self.embedding_multiplier`, moves out of its `else:` "
+        "and now runs after the whole `if`/`else`."
     )
 
 
