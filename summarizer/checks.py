@@ -224,6 +224,7 @@ def check_answer(
             findings += _no_effect(field, sentence, effect, pr)
             findings += _misplaced(field, sentence, evidence, facts)
             findings += _revert_claimed(field, sentence, evidence)
+            findings += _no_change_claimed(field, sentence, evidence)
             findings += _guard_called_new(field, sentence, evidence)
             findings += _flag_backwards(field, sentence, evidence)
             findings += _comment_only_effect(field, sentence, evidence)
@@ -311,6 +312,31 @@ def _revert_claimed(field: str, sentence: str, evidence: _Evidence) -> list[Find
     if is_revert(pr) or any(_REVERT_WORD.search(text) for text in said):
         return []
     why = "calls the PR a revert, which nothing in its title, description or diff says"
+    return [Finding(FindingKind.CONTRADICTS_FACTS, field, sentence, why)]
+
+
+# "does not change any code in `tests/x.py`", "No changes to the code": said by the small model
+# of a PR whose only file is that one (vLLM #34990 adds a skip marker to it).
+_NO_CHANGE = re.compile(
+    r"\b(?:does not|doesn't|did not|didn't) (?:change|modify|touch|alter)\b"
+    r"(?P<rest>(?:[^.;]|\.(?=\S))*)",  # a path's dots do not end the sentence
+    re.IGNORECASE,
+)
+_NOTHING_CHANGED = re.compile(r"^\s*no (?:code )?changes?(?: (?:to|in) the code)?\.?\s*$", re.I)
+
+
+def _no_change_claimed(field: str, sentence: str, evidence: _Evidence) -> list[Finding]:
+    """The PR said to change nothing, or nothing in a file it changes."""
+    pr = evidence.pr
+    changed = {f.filename for f in pr.files if f.additions or f.deletions}
+    if field == "headline" and _NOTHING_CHANGED.match(sentence) and changed:
+        why = f"says nothing changed, where the PR changes `{sorted(changed)[0]}`"
+        return [Finding(FindingKind.CONTRADICTS_FACTS, field, sentence, why)]
+    m = _NO_CHANGE.search(sentence)
+    named = [p for p in changed if m and f"`{p}`" in m["rest"]]
+    if not named:
+        return []
+    why = f"says the PR does not change `{named[0]}`, which it changes"
     return [Finding(FindingKind.CONTRADICTS_FACTS, field, sentence, why)]
 
 

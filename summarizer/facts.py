@@ -723,7 +723,7 @@ def _read_deletion(
     gone = [f for f in found if f.head in hunk.old.changed]
     if all(any(f.start <= r <= f.end for f in gone) for r in rows):
         return
-    if all(is_import(hunk.old.lines, r) for r in rows):
+    if all(is_import(hunk.old.lines, r, hunk.header) for r in rows):
         return  # imports dropped: nothing a reader acts on
     owner = _innermost(found, rows[0])
     scope = _scope(header, grammar, hunk.old.lines)
@@ -745,14 +745,19 @@ _IMPORT = re.compile(r"\s*(import\s|from\s+\S+\s+import\b|#\s*include\b)")
 _IMPORTED_NAME = re.compile(r"\s+[\w.]+(\s+as\s+\w+)?,?\s*$|\)\s*$")
 
 
-def is_import(lines: list[str], row: int) -> bool:
-    """An import line, or a name inside a parenthesized `from x import (` above it."""
+def is_import(lines: list[str], row: int, header: str = "") -> bool:
+    """An import line, or a name inside a parenthesized `from x import (` above it: in the
+    fragment, or in the hunk's `header` where the fragment starts inside the parentheses
+    (vLLM #35400's `prepare_kernel_block_sizes,` was said as a line of code added)."""
     if _IMPORT.match(lines[row]):
         return True
     if not _IMPORTED_NAME.match(lines[row]):
         return False
     above = (line for line in reversed(lines[:row]) if not _IMPORTED_NAME.match(line))
-    return bool(re.match(r"from\s+\S+\s+import\s*\(\s*(?:#.*)?$", next(above, "")))  # `# noqa`
+    return bool(_IMPORT_OPENED.match(next(above, header)))
+
+
+_IMPORT_OPENED = re.compile(r"from\s+\S+\s+import\s*\(\s*(?:#.*)?$")  # `# noqa`
 
 
 _YAML_ITEM = re.compile(r"^-\s+")  # a list item's dash: the item is what follows it
@@ -1415,7 +1420,7 @@ def _edits(path: str, hunks: list[Hunk], prose: bool = False) -> list[LineEdit]:
         return None if prose else line_owner(path, hunks[index], new, row)
 
     def imports(index: int, row: int) -> bool:  # a name in `from x import (` too
-        return not prose and is_import(hunks[index].new.lines, row)
+        return not prose and is_import(hunks[index].new.lines, row, hunks[index].header)
 
     return [
         e for e in file_edits(path, ((h.old, h.new) for h in hunks), where, prose, imports)

@@ -608,8 +608,8 @@ def edits_to_say(facts: ChangeFacts, pr: PullRequest, what: str) -> list[LineEdi
     cores: dict[tuple[str, str | None, str, str], LineEdit] = {}
     for e in edits:
         old, new = _readable_core(e)
-        if not new:
-            continue
+        if not new or (e.imported and not e.old):
+            continue  # a name newly imported: what it names is the change (vLLM #35400)
         key = (e.file, e.enclosing, old, new)
         same = cores.get(key)
         places = e.places + (same.places if same else 0)
@@ -1178,7 +1178,12 @@ def _edited_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
         valued = [e for e in valued if core(e) not in named]
     if edits := valued[:1]:
         return _same_result_risk(edits[0], facts, pr) or _edit_risk(edits[0], pr, facts)
-    return _applied_risk(facts)
+    # A new function imported in place of the old one, in a speed-up, is what it replaces in
+    # its callers (vLLM #35330's `compute_maxsim_scores`).
+    swaps = (e for e in facts.edits if e.old and e.imported and not is_support_file(e.file))
+    return next(filter(None, (_same_result_risk(e, facts, pr) for e in swaps)), None) or (
+        _applied_risk(facts)
+    )
 
 
 def _passed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:

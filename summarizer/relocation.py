@@ -56,7 +56,7 @@ def _count_logic(path: str, patch: str, sides: dict[bool, Counter[str]]) -> None
                 normalize_code(side.lines[row])
                 for row in side.changed
                 if not prose[row]
-                and not is_import(side.lines, row)
+                and not is_import(side.lines, row, hunk.header)
                 and not _EXPORTS.match(side.lines[row])
             )
 

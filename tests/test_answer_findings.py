@@ -283,6 +283,29 @@ def test_a_headline_about_speed_needs_the_pr_to_say_it_is_about_speed():
     assert check_answer(perf, said, ChangeType.SUBSTANTIAL) == []
 
 
+def test_a_pr_said_to_change_nothing_or_not_a_file_it_changes_is_contradicted():
+    # vLLM #34990 adds a skip marker to its one test file; the small model wrote "No changes
+    # to the code" and "does not change any code in" that file.
+    path = "tests/entrypoints/openai/responses/test_harmony.py"
+    skip = replace(DUMMY_PR, files=(ChangedFile(path, "modified", 1, 0, (
+        "@@ -10,2 +10,3 @@ class TestMcp:\n"
+        '+    @pytest.mark.skip(reason="flaky in CI")\n'
+        "     async def test_mcp_code_interpreter_streaming(self):\n"
+    )),))  # fmt: skip
+    said = replace(
+        answer(what=f"The PR does not change any code in the `{path}` file."),
+        headline="No changes to the code",
+    )
+    found = check_answer(skip, said, ChangeType.TRIVIAL)
+    assert [(f.section, f.explanation) for f in found] == [
+        ("headline", f"says nothing changed, where the PR changes `{path}`"),
+        ("what_changed", f"says the PR does not change `{path}`, which it changes"),
+    ]
+    # What the PR does not change is no claim about what it does.
+    fine = answer(impact="It does not change the code that runs in production.")
+    assert check_answer(skip, fine, ChangeType.TRIVIAL) == []
+
+
 def test_a_pr_to_the_benchmark_tools_is_not_about_performance_by_its_paths():
     said = "It will improve the performance of dataset benchmarks."
     found = check_answer(MOVED_FLAG, answer(impact=said), ChangeType.SUBSTANTIAL)

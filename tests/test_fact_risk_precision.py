@@ -269,6 +269,29 @@ def test_a_new_function_passed_in_place_of_another_in_a_speed_up_must_give_the_s
     )
 
 
+def test_a_new_function_imported_in_place_of_another_in_a_speed_up_must_give_the_same():
+    # vLLM #35330: the call sites are rewritten whole; the import says what replaces what.
+    pr = pr_of(
+        ChangedFile("vllm/score/serving.py", additions=1, deletions=1, patch=(
+            "@@ -10,4 +10,4 @@ from vllm.score.utils import (\n"
+            "     ScoreData,\n"
+            "-    compute_maxsim_score,\n"
+            "+    compute_maxsim_scores,\n"
+            " )\n"
+        )),
+        ChangedFile("vllm/score/utils.py", additions=2, deletions=0, patch=(
+            "@@ -1,2 +1,4 @@\n import torch\n+def compute_maxsim_scores(pairs):\n"
+            "+    return [p.max() for p in pairs]\n"
+        )),
+        title="[Perf] Batch maxsim scores",
+    )  # fmt: skip
+    assert risk_sentence(extract_facts(pr), pr).startswith(
+        "`compute_maxsim_scores` replaces `compute_maxsim_score`; `compute_maxsim_scores` is "
+        "new in this PR, and returns `[p.max() for p in pairs]`: as a speed-up, it must return "
+        "what `compute_maxsim_score` did in each place"
+    )
+
+
 def test_a_lazy_import_pr_means_to_change_no_result_either():
     # vLLM #34651: "[Feature] Lazy import for the mistral tokenizer module".
     pr = pr_of(

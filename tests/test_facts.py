@@ -936,6 +936,24 @@ def test_a_method_with_one_line_of_code_changed_beside_its_comments_is_changed()
     assert defs(facts, "reworded") == set()
 
 
+def test_a_name_added_to_an_import_the_hunk_header_opens_is_no_line_of_code() -> None:
+    # vLLM #35400: the hunk starts inside `from .utils import (`, which only its header shows;
+    # "`prepare_kernel_block_sizes,` is added" led what changed.
+    patch = """\
+@@ -189,6 +188,7 @@ from .utils import (
+     AttentionGroup,
+     bind_kv_cache,
++    prepare_kernel_block_sizes,
+     sanity_check_mm_encoder_outputs,
+ )
+"""
+    pr = pr_of(changed("vllm/v1/worker/gpu_model_runner.py", patch))
+    (edit,) = extract_facts(pr).edits
+    assert edit.imported
+    said = SummarySections("It moves a helper.", "", "", "")
+    assert finish(said, pr, extract_facts(pr)).what_changed == "It moves a helper."
+
+
 def test_a_line_that_only_gains_a_trailing_comment_is_reworded_not_changed() -> None:
     # vLLM #34739: a `# type: ignore` added to an argument; a reader found "The diff changes
     # `ResponsesRequest`" said of it.
