@@ -245,6 +245,13 @@ def test_the_name_an_assignment_sets_renamed_is_said_as_a_rename_not_a_value():
     )
 
 
+# vLLM #35330's new batched scorer.
+BATCHED_MAXSIM = ChangedFile("vllm/score/utils.py", additions=2, deletions=0, patch=(
+    "@@ -1,2 +1,4 @@\n import torch\n+def compute_maxsim_scores(pairs):\n"
+    "+    return [p.max() for p in pairs]\n"
+))  # fmt: skip
+
+
 def test_a_new_function_passed_in_place_of_another_in_a_speed_up_must_give_the_same():
     # vLLM #35330: the scorer handed to the executor is a new, batched one.
     pr = pr_of(
@@ -256,10 +263,7 @@ def test_a_new_function_passed_in_place_of_another_in_a_speed_up_must_give_the_s
             "+            compute_maxsim_scores,\n"
             "             pairs,\n"
         )),
-        ChangedFile("vllm/score/utils.py", additions=2, deletions=0, patch=(
-            "@@ -1,2 +1,4 @@\n import torch\n+def compute_maxsim_scores(pairs):\n"
-            "+    return [p.max() for p in pairs]\n"
-        )),
+        BATCHED_MAXSIM,
         title="[Perf] Optimize maxsim scores computation",
     )  # fmt: skip
     assert risk_sentence(extract_facts(pr), pr).startswith(
@@ -279,10 +283,7 @@ def test_a_new_function_imported_in_place_of_another_in_a_speed_up_must_give_the
             "+    compute_maxsim_scores,\n"
             " )\n"
         )),
-        ChangedFile("vllm/score/utils.py", additions=2, deletions=0, patch=(
-            "@@ -1,2 +1,4 @@\n import torch\n+def compute_maxsim_scores(pairs):\n"
-            "+    return [p.max() for p in pairs]\n"
-        )),
+        BATCHED_MAXSIM,
         title="[Perf] Batch maxsim scores",
     )  # fmt: skip
     assert risk_sentence(extract_facts(pr), pr).startswith(
