@@ -73,7 +73,7 @@ from summarizer.file_kinds import is_support_file, is_test_file, runs_code
 from summarizer.file_paths import path_repair
 from summarizer.glued_strings import glued_sentence, glued_strings
 from summarizer.guards import NewGuard, guard_sentence, new_guards
-from summarizer.hunks import assigns
+from summarizer.hunks import Hunk, assigns
 from summarizer.insight import interface_sentence
 from summarizer.line_edits import LineEdit, core
 from summarizer.listed_items import ListedItems, listed_change_sentence, listed_items, says_items
@@ -702,10 +702,11 @@ def edit_sentence(edits: list[LineEdit], pr: PullRequest | None = None) -> str:
     glossed = {f"{name} = {value}" for name, value in values.items() if value}
     edits = [e for e in edits if e.old or e.new.strip() not in glossed]
     arguments = changed_arguments(pr) if pr is not None else []  # read once, for every edit
+    hunks = list(code_hunks(pr)) if pr is not None else []  # parsed once, for every edit
     parts, last = [], ""
     for clause in _said_together(edits):
         e = clause[0]
-        where = _edit_place(e) + _under(e, pr)
+        where = _edit_place(e) + _under(e, hunks)
         places = f" ({e.places} places)" if e.places > 1 else ""
         added = listed([f"`{a.new}`" for a in clause])
         verb = "is added" if len(clause) == 1 else "are added"
@@ -1582,16 +1583,16 @@ def _argument_said(edit: LineEdit, arguments: list[ChangedArgument]) -> str:
     return f"`{a.name}={a.old}` becomes `{a.name}={a.new}` in {call}"
 
 
-def _under(edit: LineEdit, pr: PullRequest | None) -> str:
+def _under(edit: LineEdit, hunks: list[tuple[str, Hunk]]) -> str:
     """ ", under `if x:`": the `if` a Python edit made in one place stands under, when its hunk
     shows it. Which runs reach the edit is what a reader asks first (vLLM #34396's only with
     a tuned-config folder)."""
-    if pr is None or edit.places > 1 or not edit.file.endswith(".py") or not edit.new.strip():
+    if edit.places > 1 or not edit.file.endswith(".py") or not edit.new.strip():
         return ""
     # An edit is its changed part: the one line of the file that holds it, or no place said.
     found = [
         (hunk, row)
-        for path, hunk in code_hunks(pr) if path == edit.file
+        for path, hunk in hunks if path == edit.file
         for row in sorted(hunk.new.changed) if edit.new in hunk.new.lines[row]
     ]  # fmt: skip
     if len(found) != 1:

@@ -36,10 +36,14 @@ def passed_in(pr: PullRequest, facts: ChangeFacts) -> list[PassedIn]:
     """Each new parameter of a Python function of the code that runs whose name the same
     function's body gave a value on a line the PR removes, and gives none on a line it adds."""
     found: list[PassedIn] = []
-    for s in facts.signatures:
-        if not s.file.endswith(".py") or is_support_file(s.file):
-            continue
-        hunks = [h for path, h in code_hunks(pr) if path == s.file]
+    signatures = [
+        s for s in facts.signatures if s.file.endswith(".py") and not is_support_file(s.file)
+    ]
+    by_file: dict[str, list[Hunk]] = {}
+    for path, hunk in code_hunks(pr) if signatures else ():  # parsed once, for every signature
+        by_file.setdefault(path, []).append(hunk)
+    for s in signatures:
+        hunks = by_file.get(s.file, [])
         for name in dict.fromkeys(param_name(p) for p in s.added_params):
             if value := _computed(s.file, hunks, s.name, name):
                 found.append(PassedIn(s.file, s.name, name, value))

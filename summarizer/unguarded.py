@@ -76,9 +76,14 @@ def _hunk_unguarded(path: str, hunk: Hunk) -> list[Unguarded]:
     return found
 
 
+def _code_text(line: str) -> str:
+    """A line's code, its comment dropped and its white space squeezed."""
+    return " ".join(line.split("#")[0].split())
+
+
 def _same(line: str) -> str:
     """A statement as compared: `x = x * m` is `x *= m`, white space aside."""
-    text = " ".join(line.split("#")[0].split())
+    text = _code_text(line)
     if m := _AUGMENTED.match(text):
         return f"{m['name']} {m['op']}= {m['term']}"
     return text
@@ -145,7 +150,7 @@ def _in_place_sentence(u: Unguarded) -> str:
     makes `x` another name's object (`hidden_states = inputs_embeds`, vLLM #34813): that
     case now changes the object it was given, which a reader found unsaid."""
     alias = _ALIASED.match(u.other)
-    augmented = _AUGMENTED.match(" ".join(u.was.split("#")[0].split())) if u.was else None
+    augmented = _AUGMENTED.match(_code_text(u.was)) if u.was else None
     if not (alias and augmented and alias["name"] == augmented["name"]):
         return ""
     op, source = f"{augmented['op']}=", alias["source"]
