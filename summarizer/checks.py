@@ -359,7 +359,8 @@ _VERB_MODE = {word: mode for mode, words in _VERBS.items() for word in words.spl
 _FILLER = set(
     "the a an its their this these those that's new old unused redundant dead duplicate "
     "duplicated explicit extra separate hardcoded hard-coded default optional private public "
-    "internal existing custom obsolete stale legacy deprecated unneeded unnecessary "
+    "internal existing custom obsolete stale legacy deprecated unneeded unnecessary corresponding "
+    "file files module modules "
     "argument arguments parameter parameters param params field fields function functions "
     "method methods class classes call calls import imports option options flag flags "
     "attribute attributes variable variables constant constants property properties keyword "
@@ -380,6 +381,9 @@ _PHRASES = [
     # the PR adds).
     (re.compile(r"\b(?:removal|deletion|elimination)\s+of\b", re.I), " removes "),
     (re.compile(r"\b(?:addition|introduction)\s+of\b", re.I), " adds "),
+    # "removes `a` from `f.py`, as well as `b` from `g.py`": the verb goes on past the place
+    # (vLLM #35418 said so of a class that only its unchanged lines name).
+    (re.compile(r"\bas well as\b", re.I), " aswellas "),
 ]
 
 
@@ -417,6 +421,8 @@ def _named_changes(sentence: str) -> list[tuple[str, str]]:
             mode = _verb_start(verb, mode if after_no_longer else _NONE, negated,
                                adjective=previous in _DETERMINERS)  # fmt: skip
             negated = False
+        elif word == "aswellas":
+            mode = verb if verb in (_ADD, _OLD) else mode
         elif word in ("now", "insteadof", "nolonger", "previously"):
             verb = "previously" if word == "previously" else ""
             mode = _ADD if word == "now" else _OLD

@@ -54,7 +54,13 @@ from summarizer.claims import (
     normalize_code,
     pr_corpus,
 )
-from summarizer.code_hunks import CONDITION_CHARS, block_head, code_hunks, if_condition
+from summarizer.code_hunks import (
+    CONDITION_CHARS,
+    block_head,
+    code_hunks,
+    if_condition,
+    swaps_by_file,
+)
 from summarizer.condition_chains import chains_changed
 from summarizer.conditions import ConditionChange, condition_edit_sentence, conditions_changed
 from summarizer.dispatch import Dispatch, dispatch_risk_sentence, dispatch_sentence, dispatches
@@ -1464,8 +1470,7 @@ def _same_result_risk(edit: LineEdit, facts: ChangeFacts, pr: PullRequest) -> Fa
         return None
     kind = "refactor" if _REFACTOR.match(meant.group(0)) else "speed-up"
     kind = "lazy import" if meant.group(0).lower().startswith("lazy") else kind
-    where = f" in {code(edit.enclosing)}" if edit.enclosing else ""
-    places = f" ({edit.places} places)" if edit.places > 1 else ""
+    where, places = _swap_places(edit, old, new, pr)
     # What each new body returns, beside what it replaces, is what a reader compares.
     returns = listed([
         f"{code(value)} in {code(owner)}" if owner else code(value)
@@ -1479,6 +1484,22 @@ def _same_result_risk(edit: LineEdit, facts: ChangeFacts, pr: PullRequest) -> Fa
         "code there now gets another value.",
         (called[0],), exact=True,
     )  # fmt: skip
+
+
+def _swap_places(edit: LineEdit, old: str, new: str, pr: PullRequest) -> tuple[str, str]:
+    """Where the swap is made and how often, counted in the diff: in the edit's definition
+    when the file has no other place of it, else in the file; and in the PR's other files."""
+    counts = swaps_by_file(pr, old, new)
+    here = max(counts.pop(edit.file, 0), edit.places)
+    where = f" in {code(edit.enclosing)}" if edit.enclosing else ""
+    if here > edit.places:  # places beyond the edit's own may be in other definitions
+        where = f" in `{edit.file}`"
+    places = f" ({here} places)" if here > 1 else ""
+    if counts:
+        n = sum(counts.values())
+        others = f"{len(counts)} other file{'s' if len(counts) > 1 else ''}"
+        places += f", and {n} place{'s' if n > 1 else ''} in {others}"
+    return where, places
 
 
 def _retyped_risk(edit: LineEdit, old: str, new: str) -> FactRisk | None:

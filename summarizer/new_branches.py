@@ -51,7 +51,9 @@ _LOG = LOG_LINE
 _ASSIGN = re.compile(
     r"^(?P<targets>[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)\s*(?::[^=]+)?=(?!=)"
 )
-_CALL = re.compile(r"^(?:await\s+)?(?P<name>[A-Za-z_][\w.]*)\(")
+# A call, or the context manager a `with` enters (vLLM #33810's `unittest.mock.patch`).
+_CALL = re.compile(r"^(?:await\s+|(?:async\s+)?with\s+)?(?P<name>[A-Za-z_][\w.]*)\(")
+_DEFINES = re.compile(r"\s*(?:async\s+)?(?:def|class)\s+(?P<name>\w+)")
 _SAID_AT_MOST = 3  # names under "sets" and "calls", together
 _KEPT_SHARE = 0.8  # of the replaced code lines found again under an added `else:`
 _BUILTINS = frozenset(dir(builtins))
@@ -205,7 +207,21 @@ def _added_block(side: Side, rows: list[int], replaced: list[str]) -> tuple[list
     starts = _statement_starts(lines)
     if sum(indent_of(line) == indent_of(lines[0]) for line in starts) > _STATEMENTS:
         return [], ()
-    return [line.strip() for line in starts], otherwise
+    return [line.strip() for line in _run_when_entered(starts)], otherwise
+
+
+def _run_when_entered(lines: list[str]) -> list[str]:
+    """The lines without the bodies of the functions and classes they define: those run only
+    when called, not when the branch is entered (vLLM #33810's mock sets `head_size` as its own
+    local)."""
+    kept: list[str] = []
+    inside: int | None = None  # the indent of the `def` or `class` whose body is skipped
+    for line in lines:
+        if inside is not None and indent_of(line) > inside:
+            continue
+        inside = indent_of(line) if _DEFINES.match(line) else None
+        kept.append(line)
+    return kept
 
 
 def _old_code_kept(side: Side, row: int, replaced: list[str]) -> tuple[str, ...]:
@@ -243,6 +259,7 @@ def _action(body: list[str]) -> tuple[str, bool]:
 def _effects(body: list[str]) -> str:
     sets: list[str] = []
     calls: list[str] = []
+    defines: list[str] = []
     logs, value, assignments = "", "", 0
     for line in body:
         if m := _LOG.match(line):
@@ -250,6 +267,8 @@ def _effects(body: list[str]) -> str:
         elif m := _ASSIGN.match(line):
             sets += [t.strip() for t in m.group("targets").split(",")]
             value, assignments = line[m.end() :].strip(), assignments + 1
+        elif m := _DEFINES.match(line):
+            defines.append(m.group("name"))
         elif (m := _CALL.match(line)) and m.group("name") not in _BUILTINS:
             calls.append(m.group("name"))
     # An attribute set outlives the call; a local is often only a step towards it.
@@ -270,6 +289,7 @@ def _effects(body: list[str]) -> str:
         # The value a fallback sets is what it falls back to (vLLM #33724's backend).
         said_sets = f"sets {code(sets[0])} to {code(value)}"
     parts = [
+        f"defines {listed([code(n) for n in defines])}" if defines else "",
         said_sets,
         f"calls {listed([code(n) for n in calls])}" if calls else "",
         logs,

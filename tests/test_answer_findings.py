@@ -727,6 +727,27 @@ def test_a_name_said_to_be_added_that_the_diff_shows_unchanged_is_caught():
     assert check_answer(DETOKENIZER, answer(what=right), ChangeType.SUBSTANTIAL) == []
 
 
+def test_a_removal_that_goes_on_past_its_place_with_as_well_as_claims_the_next_name_too():
+    # vLLM #35418 removed `MockModelConfig` from one file and said it removed "the
+    # corresponding `MockLayer` class" from another, where `MockLayer` is an unchanged line.
+    exports = PullRequest("o/r", 35418, "Remove dead code", "u", "a", "merged", files=(
+        ChangedFile("benchmarks/common.py", deletions=2, patch=(
+            "@@ -1,4 +1,2 @@ import x\n-class MockModelConfig:\n-    pass\n"
+            " class MockLayer:\n     pass\n"
+        )),
+    ))  # fmt: skip
+    said = (
+        "It removes the `MockModelConfig` class from the `benchmarks/common.py` file, as well "
+        "as the corresponding `MockLayer` class from the same file."
+    )
+    found = check_answer(exports, answer(what=said), ChangeType.TRIVIAL)
+    assert [f.explanation for f in found] == [
+        "says `MockLayer` is removed, but the diff shows it unchanged (in 1 place)"
+    ]
+    kept = "It removes `MockModelConfig`, as well as a check for `MockLayer`."
+    assert check_answer(exports, answer(what=kept), ChangeType.TRIVIAL) == []
+
+
 def test_a_sentence_cut_inside_a_code_span_is_a_finding_and_goes():
     # vLLM #34032: "now uses `ARG TRITON_BRANCH=" ended the model's what_changed, and its open
     # backtick paired with the code-written risk's, two sections later.

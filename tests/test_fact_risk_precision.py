@@ -316,6 +316,41 @@ def test_a_lazy_import_pr_means_to_change_no_result_either():
     assert check_answer(pr, sections, ChangeType.SUBSTANTIAL, extract_facts(pr)) == []
 
 
+def test_a_swap_made_on_different_lines_is_counted_in_every_place_the_diff_makes_it():
+    # vLLM #34651: the same call replaces `isinstance` on four different lines of the chat
+    # server, and in another file; the facts group only identical lines, which are two.
+    pr = pr_of(
+        ChangedFile("vllm/serving_chat.py", additions=4, deletions=4, patch=(
+            "@@ -10,7 +10,7 @@ class OpenAIServingChat:\n"
+            "-        if isinstance(tokenizer, MistralTokenizer):\n"
+            "+        if is_mistral_tokenizer(tokenizer):\n"
+            "             return self.mistral(tokenizer)\n"
+            "-        if isinstance(tokenizer, MistralTokenizer):\n"
+            "+        if is_mistral_tokenizer(tokenizer):\n"
+            "             pass\n"
+            "-            and not isinstance(tokenizer, MistralTokenizer)\n"
+            "+            and not is_mistral_tokenizer(tokenizer)\n"
+            "@@ -90,3 +90,3 @@ class OpenAIServingChat:\n"
+            "-    cls = MistralToolCall if isinstance(tokenizer, MistralTokenizer) else ToolCall\n"
+            "+    cls = MistralToolCall if is_mistral_tokenizer(tokenizer) else ToolCall\n"
+        )),
+        ChangedFile("vllm/serving_score.py", additions=1, deletions=1, patch=(
+            "@@ -5,2 +5,2 @@ def score(tokenizer):\n"
+            "-    if isinstance(tokenizer, MistralTokenizer):\n"
+            "+    if is_mistral_tokenizer(tokenizer):\n"
+        )),
+        ChangedFile("vllm/tokenizers/__init__.py", additions=2, deletions=0, patch=(
+            "@@ -1,2 +1,4 @@\n import x\n+def is_mistral_tokenizer(tokenizer):\n"
+            "+    return getattr(tokenizer, \"IS_MISTRAL_TOKENIZER\", False)\n"
+        )),
+        title="[Feature] Lazy import for the mistral tokenizer module",
+    )  # fmt: skip
+    assert risk_sentence(extract_facts(pr), pr).startswith(
+        "`is_mistral_tokenizer(tokenizer)` replaces `isinstance(tokenizer, MistralTokenizer)` "
+        "in `vllm/serving_chat.py` (4 places), and 1 place in 1 other file; "
+    )
+
+
 def test_a_line_of_a_dockerfile_or_requirements_file_reaches_every_build_from_it():
     # vLLM #34032: every ROCm base image now builds another Triton.
     docker = pr_of(ChangedFile("docker/Dockerfile.rocm_base", additions=1, deletions=1, patch=(

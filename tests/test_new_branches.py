@@ -100,6 +100,31 @@ def test_a_name_set_to_a_literal_and_then_changed_is_not_said_to_hold_it():
     assert "to `0`" not in branch_sentence(branch)
 
 
+def test_a_new_case_that_defines_a_function_says_so_not_what_the_functions_body_sets():
+    # vLLM #33810: the mock's `head_size` is its own local; entering the case sets nothing.
+    mocked = changed("benchmarks/attention_benchmarks/runner.py", (
+        "@@ -120,3 +120,14 @@ def _create_metadata_builder(backend_name, builder_cls):\n"
+        "     layer_names = [\"layer_0\"]\n"
+        "+    if backend_name == \"flashinfer\":\n"
+        "+        def mock_get_per_layer_parameters(vllm_config, layer_names, impl_cls):\n"
+        "+            head_size = vllm_config.model_config.get_head_size()\n"
+        "+            return {name: head_size**0.5 for name in layer_names}\n"
+        "+\n"
+        "+        with unittest.mock.patch(\n"
+        "+            \"vllm.v1.attention.backends.flashinfer.get_per_layer_parameters\",\n"
+        "+            mock_get_per_layer_parameters,\n"
+        "+        ):\n"
+        "+            return builder_cls(layer_names=layer_names)\n"
+        "+\n"
+        "     return builder_cls(layer_names=layer_names)\n"
+    ))  # fmt: skip
+    [branch] = new_branches(pr_of(mocked), extract_facts(pr_of(mocked)))
+    assert branch_sentence(branch) == (
+        "In `_create_metadata_builder`, new code runs when `backend_name == \"flashinfer\"`: "
+        "it defines `mock_get_per_layer_parameters`, and calls `unittest.mock.patch`."
+    )
+
+
 def test_a_new_early_exit_says_what_it_returns_and_when():
     pr = pr_of(EARLY)
     [branch] = new_branches(pr, extract_facts(pr))
