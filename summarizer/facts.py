@@ -1103,7 +1103,28 @@ def _moves(
         to = added[_move_key(d)].pop(0)
         moves.append(Move(d.kind, d.name, d.file, to.name, to.file))
         paired.update((id(d), id(to)))
+    for d, to in _made_public(defs, paired):
+        moves.append(Move(d.kind, d.name, d.file, to.name, to.file))
+        paired.update((id(d), id(to)))
     return [d for d in defs if id(d) not in paired], moves
+
+
+def _made_public(defs: list[Definition], paired: set[int]) -> Iterator[tuple[Definition, Definition]]:
+    """A private method or function removed, and a function of its name without the
+    underscore added to another module: moved out and made public (vLLM #34628 moved
+    `OpenAISpeechToText._split_audio` to `vllm/multimodal/audio.py` as `split_audio`, and
+    the summary said it "adds two new functions")."""
+    free = [t for t in defs if t.change == "added" and t.kind == "function" and id(t) not in paired]
+    for d in defs:
+        old = short_name(d.name)
+        if d.change != "removed" or id(d) in paired or d.kind not in ("method", "function"):
+            continue
+        if not old.startswith("_") or old.startswith("__"):
+            continue
+        to = next((t for t in free if t.file != d.file and short_name(t.name) == old[1:]), None)
+        if to is not None:
+            free.remove(to)
+            yield d, to
 
 
 def _head(line: str) -> tuple[str | None, str]:

@@ -37,6 +37,7 @@ from summarizer.call_arguments import (
     places_rewritten,
     required_params,
 )
+from summarizer.changed_exits import ChangedExits, changed_exits, exits_risk, exits_sentence
 from summarizer.checks import (
     adds_running_definitions,
     boilerplate_sentences,
@@ -69,6 +70,7 @@ from summarizer.facts import (
     ChangeFacts,
     Definition,
     Deletion,
+    Move,
     MovedLines,
     SignatureChange,
     common_dir,
@@ -97,6 +99,7 @@ from summarizer.relocation import moved_modules
 from summarizer.repetition import restates
 from summarizer.rewrapped import RewrappedAssignment, rewrapped_assignments
 from summarizer.same_values import rewrite_sentence, value_rewrite
+from summarizer.small_bodies import bodies_sentence
 from summarizer.unguarded import Unguarded, taken_out_sentence, unguarded
 from summarizer.wording import (
     UNTESTED,
@@ -165,6 +168,7 @@ class _CodeSays:
     raised: RaiseAdded | None = None  # a new error with its message, in code that was there
     taken_out: Unguarded | None = None  # a statement taken out of its branch
     passed: PassedIn | None = None  # a value a function now takes from its callers
+    exits: ChangedExits | None = None  # the returns a function takes out and puts in
 
     def told(self) -> set[str | None]:
         """The definitions these pieces say: not "changed" again in the facts' sentence."""
@@ -176,6 +180,7 @@ class _CodeSays:
         told |= {self.raised.owner} if self.raised else set()
         told |= {self.taken_out.enclosing} if self.taken_out else set()
         told |= {self.passed.function} if self.passed else set()
+        told |= {self.exits.function} if self.exits else set()
         return told | ({self.condition.enclosing, *self.same_conditions} if self.condition else set())
 
 
@@ -218,6 +223,8 @@ def _what_changed(what: str, pr: PullRequest, facts: ChangeFacts, corpus: str) -
         what = f"{guard_sentence(says.guards[0])} {what}"
     if says.taken_out and (moved := taken_out_sentence(says.taken_out)):
         what = f"{moved} {what}"
+    if says.exits:
+        what = f"{exits_sentence(says.exits)} {what}"
     if says.branches:
         # The case a fix adds, and what it does then: what a small model calls "adds support".
         what = f"{branch_sentence(says.branches[0])} {what}"
@@ -226,6 +233,9 @@ def _what_changed(what: str, pr: PullRequest, facts: ChangeFacts, corpus: str) -
     elif (moves := move_sentence(facts)) and not _MOVE_WORD.search(what):
         # A move read as an addition (or a removal) is the mechanism told wrong.
         what = f"{moves} {what}"
+    # A new function named but not said: its body, where a statement or two, says it (#35098).
+    if bodies := bodies_sentence(pr, facts, what):
+        what = f"{what.strip()} {bodies}"
     return _with_author_words(what, pr)
 
 
@@ -261,10 +271,23 @@ def _code_says(what: str, pr: PullRequest, facts: ChangeFacts) -> _CodeSays:
     passed = next((p for p in passed_in(pr, facts) if p.computed not in what), None)
     if passed:  # the new parameter's line is said by the sentence that says where it came from
         edits = [e for e in edits if e.old or not _declares(e.new, passed.name)]
-    return _CodeSays(
+    says = _CodeSays(
         edits, guards, branches, listed, rewrapped, routed, condition, build, same, raised,
         out if out and out.statement not in what else None, passed,
     )  # fmt: skip
+    return replace(says, exits=_exits_to_say(pr, facts, what, says))
+
+
+def _exits_to_say(
+    pr: PullRequest, facts: ChangeFacts, what: str, says: _CodeSays
+) -> ChangedExits | None:
+    """The first function whose returns the PR rewrites other than in place, that no other
+    piece says and whose returns the model's words do not quote (vLLM #33839)."""
+    told = says.told()
+    for c in changed_exits(pr, facts):
+        if c.function not in told and not any(s in what for s in c.statements()):
+            return c
+    return None
 
 
 def _without_passed(facts: ChangeFacts, passed: PassedIn | None) -> ChangeFacts:
@@ -753,7 +776,9 @@ def _moves_said(facts: ChangeFacts, *, across_files: bool) -> list[str]:
     """What moved: definitions and settings by name, else lines run in another order and,
     `across_files`, lines moved to another file. Lines moved between two hunks of one file are
     bookkeeping: leading with them buries the change."""
-    said = [f"{code(m.old_name)} to {code(m.new_file)}" for m in facts.moves if not m.renamed]
+    said = [
+        f"{code(m.old_name)} to {code(m.new_file)}{_as_name(m)}" for m in facts.moves if not m.renamed
+    ]
     said += [moved_setting(s) for s in settings_of(facts, "moved")]
     # Lines taken out into a definition the PR adds are its body: what the new method does.
     extracted = {d.name for d in facts.of("added")}
@@ -764,6 +789,11 @@ def _moves_said(facts: ChangeFacts, *, across_files: bool) -> list[str]:
         or (across_files and m.old_file != m.new_file)
         or (m.new_enclosing in extracted and not is_support_file(m.new_file))
     ]
+
+
+def _as_name(m: Move) -> str:
+    """ " as `split_audio`" where the move also gave it another name of its own."""
+    return f" as {code(m.new_name)}" if short_name(m.new_name) != short_name(m.old_name) else ""
 
 
 def _moved_lines(m: MovedLines) -> str:
@@ -923,12 +953,47 @@ def _breaking_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     """What callers, scripts or inputs relied on that is gone, moved or reordered: the first
     of a definition renamed or removed, modules moved, a parameter or setting gone, a setting
     moved, lines run in another order."""
-    return (
+    gone = (
         _definitions_gone_risk(facts)
         or _moved_modules_risk(facts)
         or _parameter_or_setting_gone_risk(facts, pr)
         or _reordered_risk(facts)
     )
+    # An interface every subclass implements, re-signed, breaks the ones outside the diff
+    # first: a reader of vLLM #35083 missed it beside the nine names it removed.
+    if overridden := _overridden_signature_risk(facts):
+        # A parameter gone from one of those classes is that risk again, said smaller.
+        again = gone and any(short_name(n) in overridden.names for n in gone.names)
+        return _joined(overridden, gone) if gone and not again else overridden
+    return gone
+
+
+_OVERRIDES = 3  # classes that re-sign the same method alike: an interface, not one method
+
+
+def _overridden_signature_risk(facts: ChangeFacts) -> FactRisk | None:
+    """A public method whose parameters the PR changes alike in `_OVERRIDES` classes or more,
+    dropping some: each subclass and caller outside the diff still has the old ones."""
+    alike: dict[tuple[str, tuple[str, ...], tuple[str, ...]], list[SignatureChange]] = {}
+    for s in running_signatures(facts):
+        method = short_name(s.name)
+        if s.kind == "method" and not method.startswith("_") and s.removed_params:
+            key = (method, _names(s.removed_params), _names(s.added_params))
+            alike.setdefault(key, []).append(s)
+    found = [(key, sigs) for key, sigs in alike.items() if len(sigs) >= _OVERRIDES]
+    if not found:
+        return None
+    (method, old, new), sigs = max(found, key=lambda f: len(f[1]))
+    return FactRisk(
+        f"A subclass outside this diff that overrides `{method}`, or a caller of it, breaks: in "
+        f"the {len(sigs)} classes here it now takes `({', '.join(new)})`, where it took "
+        f"`({', '.join(old)})`.",
+        (method,), breaks=True, exact=True,
+    )  # fmt: skip
+
+
+def _names(params: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(param_name(p) for p in params if param_name(p) not in ("self", "cls"))
 
 
 def _definitions_gone_risk(facts: ChangeFacts) -> FactRisk | None:
@@ -1143,6 +1208,16 @@ def _changed_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     )
 
 
+def _exits_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
+    """What a caller now gets, case by case, of the first function whose returns the PR
+    rewrites other than in place (vLLM #35230: where no `</think>` is found, the reasoning
+    parser now returns `model_output, None`, where it returned `None, model_output`)."""
+    for c in changed_exits(pr, facts):
+        if said := exits_risk(c):
+            return FactRisk(said, (short_name(c.function),), exact=True)
+    return None
+
+
 def _setting_or_signature_risk(facts: ChangeFacts) -> FactRisk | None:
     if changed_values := [s for s in settings_of(facts, "changed") if s.old and s.new]:
         s = changed_values[0]
@@ -1219,6 +1294,9 @@ def _code_shape_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     # or a read of the attribute now finds is exact.
     if not adds_running_definitions(pr, facts) and (shaped := _code_that_was_there_risk(pr, facts)):
         return shaped
+    # What a caller now gets, case by case, says more than "changes, and no test covers it".
+    if exits := _exits_risk(facts, pr):
+        return exits
     if changed:
         return _definitions_risk(changed, pr, facts)
     if data := _data_files_risk(pr, running):

@@ -351,6 +351,25 @@ def test_a_swap_made_on_different_lines_is_counted_in_every_place_the_diff_makes
     )
 
 
+def test_a_method_re_signed_alike_in_many_classes_breaks_the_subclasses_outside_the_diff():
+    # vLLM #35083: `apply(prompt, mm_items, ...)` became `apply(inputs, timing_ctx)` in eight
+    # processors; a model's processor out of tree still overrides the old one.
+    def processor(cls: str) -> ChangedFile:
+        return changed(f"vllm/model_executor/models/{cls.lower()}.py", (
+            f"@@ -10,3 +10,3 @@ class {cls}(BaseMultiModalProcessor):\n"
+            "-    def apply(self, prompt: str, mm_items: MultiModalDataItems) -> MultiModalInputs:\n"
+            "+    def apply(self, inputs: ProcessorInputs, timing_ctx: TimingContext) -> MultiModalInputs:\n"
+            "         return self._apply(inputs)\n"
+        ))  # fmt: skip
+
+    pr = pr_of(*(processor(c) for c in ("Clip", "Siglip", "Pixtral")))
+    assert risk_sentence(extract_facts(pr), pr) == (
+        "A subclass outside this diff that overrides `apply`, or a caller of it, breaks: in the "
+        "3 classes here it now takes `(inputs, timing_ctx)`, where it took `(prompt, mm_items)`."
+    )
+    assert "overrides" not in risk_sentence(extract_facts(pr_of(processor("Clip"))), pr)
+
+
 def test_a_line_of_a_dockerfile_or_requirements_file_reaches_every_build_from_it():
     # vLLM #34032: every ROCm base image now builds another Triton.
     docker = pr_of(ChangedFile("docker/Dockerfile.rocm_base", additions=1, deletions=1, patch=(

@@ -18,7 +18,7 @@ from summarizer.facts import (
     facts_to_json,
     render_facts,
 )
-from summarizer.finishing import finish
+from summarizer.finishing import change_sentence, finish
 from summarizer.prose import only_prose
 
 
@@ -291,6 +291,38 @@ def test_a_function_moved_to_another_module_is_moved_not_added() -> None:
     assert (
         "Moved: function `choose_kernel` from engine/quant/kernels/__init__.py to engine/kernels/linear.py"
         in render_facts(facts)
+    )
+
+
+def test_a_private_method_moved_out_as_a_public_function_is_moved_under_its_new_name() -> None:
+    # vLLM #34628: `_split_audio` leaves the serving class for `vllm/multimodal/audio.py`.
+    removed = """\
+@@ -300,8 +300,3 @@ class OpenAISpeechToText(OpenAIServing):
+         return chunks
+
+-    def _split_audio(self, audio, sr):
+-        chunk_size = sr * self.max_audio_clip_s
+-        return [audio[i : i + chunk_size] for i in range(0, len(audio), chunk_size)]
+-
+     def _warmup(self):
+"""
+    added = """\
+@@ -10,0 +11,4 @@ import numpy as np
++def split_audio(audio, sr, max_clip_s):
++    chunk_size = sr * max_clip_s
++    return [audio[i : i + chunk_size] for i in range(0, len(audio), chunk_size)]
++
+"""
+    facts = extract_facts(
+        pr_of(changed("vllm/serving/speech_to_text.py", removed), changed("vllm/multimodal/audio.py", added))
+    )
+    assert facts.moves == (
+        Move("method", "OpenAISpeechToText._split_audio", "vllm/serving/speech_to_text.py", "split_audio", "vllm/multimodal/audio.py"),
+    )  # fmt: skip
+    assert "as `split_audio`" in render_facts(facts)
+    assert change_sentence(facts) == (
+        "The diff moves `OpenAISpeechToText._split_audio` to `vllm/multimodal/audio.py` as "
+        "`split_audio`."
     )
 
 
