@@ -77,11 +77,11 @@ from summarizer.facts import (
     param_name,
     short_name,
 )
-from summarizer.file_kinds import is_support_file, is_test_file, runs_code
+from summarizer.file_kinds import is_support_file, is_test_file, is_tooling_file, runs_code
 from summarizer.file_paths import path_repair
 from summarizer.glued_strings import glued_sentence, glued_strings
 from summarizer.guards import NewGuard, guard_sentence, new_guards
-from summarizer.hunks import Hunk, assigns
+from summarizer.hunks import Hunk, assigns, parse_hunks
 from summarizer.insight import interface_sentence
 from summarizer.line_edits import LineEdit, core
 from summarizer.listed_items import ListedItems, listed_change_sentence, listed_items, says_items
@@ -100,6 +100,7 @@ from summarizer.repetition import restates
 from summarizer.rewrapped import RewrappedAssignment, rewrapped_assignments
 from summarizer.same_values import rewrite_sentence, value_rewrite
 from summarizer.small_bodies import bodies_sentence
+from summarizer.support_risks import support_risk
 from summarizer.unguarded import Unguarded, taken_out_sentence, unguarded
 from summarizer.wording import (
     UNTESTED,
@@ -954,7 +955,7 @@ def _breaking_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     of a definition renamed or removed, modules moved, a parameter or setting gone, a setting
     moved, lines run in another order."""
     gone = (
-        _definitions_gone_risk(facts)
+        _definitions_gone_risk(facts, pr)
         or _moved_modules_risk(facts)
         or _parameter_or_setting_gone_risk(facts, pr)
         or _reordered_risk(facts)
@@ -996,7 +997,7 @@ def _names(params: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(param_name(p) for p in params if param_name(p) not in ("self", "cls"))
 
 
-def _definitions_gone_risk(facts: ChangeFacts) -> FactRisk | None:
+def _definitions_gone_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     # A test's helpers have no callers outside the tests this PR already edits.
     if renamed := [m for m in facts.moves if m.renamed and not is_support_file(m.old_file)]:
         # The name renamed in the most files is the one most callers reach: #33724's op, in
@@ -1022,9 +1023,27 @@ def _definitions_gone_risk(facts: ChangeFacts) -> FactRisk | None:
     them = "them" if len(removed) > 1 else "it"
     return FactRisk(
         f"Code outside this diff that still uses {listed([code(n) for n in removed])} "
-        f"breaks: the PR removes {them}.",
+        f"breaks: the PR removes {them}{_gone_for_good(removed, facts, pr)}.",
         tuple(removed), breaks=True,
     )  # fmt: skip
+
+
+def _gone_for_good(removed: list[str], facts: ChangeFacts, pr: PullRequest) -> str:
+    """What the diff itself says of definitions it removes: that no line it shows names them
+    any more, and that they were scripts beside the library, not the library (vLLM #35418's
+    benchmark mocks, which a reader wanted called dead code)."""
+    shown = [
+        line for f in pr.files for h in parse_hunks(f.patch or "") for line in h.new.lines
+    ]  # fmt: skip
+    names = {short_name(n) for n in removed}
+    left = any(re.search(rf"\b{re.escape(n)}\b", line) for n in names for line in shown)
+    them = "them" if len(removed) > 1 else "it"
+    said = "" if left else f", and no line the diff shows names {them} any more"
+    files = {d.file for d in facts.of("removed") if d.name in removed}
+    if all(is_tooling_file(f) for f in files):
+        where = listed([code(f) for f in sorted(files)])
+        said += f"; {'they stood' if len(removed) > 1 else 'it stood'} in {where}, a script beside the library"
+    return said
 
 
 def _internal(name: str) -> bool:
@@ -1259,7 +1278,11 @@ def _edited_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
         named = _named_constants(pr)
         valued = [e for e in valued if core(e) not in named]
     if edits := valued[:1]:
-        return _same_result_risk(edits[0], facts, pr) or _edit_risk(edits[0], pr, facts)
+        return (
+            _hook_risk(edits[0], facts, pr)
+            or _same_result_risk(edits[0], facts, pr)
+            or _edit_risk(edits[0], pr, facts)
+        )
     # A new function imported in place of the old one, in a speed-up, is what it replaces in
     # its callers (vLLM #35330's `compute_maxsim_scores`).
     swaps = (e for e in facts.edits if e.old and e.imported and not is_support_file(e.file))
@@ -1302,6 +1325,9 @@ def _code_shape_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     if data := _data_files_risk(pr, running):
         return data
     if pr.files and not running:
+        # A skip, a tolerance or an install dropped is what a tests-only PR risks (#34990).
+        if said := support_risk(pr):
+            return FactRisk(said, (), exact=True)
         named = listed([code(f.filename) for f in pr.files])
         verb = "changes" if len(pr.files) == 1 else "change"
         return FactRisk(
@@ -1531,6 +1557,27 @@ _SAME_RESULT = re.compile(
 _REFACTOR = re.compile(r"refactor|clean|simplif|consolidat|dedup", re.IGNORECASE)
 
 
+def _hook_risk(edit: LineEdit, facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
+    """An expression replaced by a call of a new method whose one `return` is that same
+    expression: the value stays, and the method is a hook a subclass overrides (vLLM
+    #33012's `_is_last_rank`, for TPU). Where it is a function, the value simply stays."""
+    old, new = core(edit)
+    m = re.fullmatch(r"(self\.)?(\w+)\(\)", new)
+    if not m or m[2] not in {short_name(d.name) for d in facts.of("added")}:
+        return None
+    if [value for _, value in new_returns(pr, m[2])] != [old]:
+        return None
+    where = f" in {code(edit.enclosing)}" if edit.enclosing else f" in `{edit.file}`"
+    same = f"`{new}` replaces `{old}`{where}, and the new `{m[2]}` returns `{old}`"
+    if not m[1]:
+        return FactRisk(f"{same}: the value is the same, now computed in one place.", (m[2],))
+    return FactRisk(
+        f"{same}: the value is the same until a subclass overrides `{m[2]}`; an override then "
+        f"decides `{edit.new.strip()}` here.",
+        (m[2],), exact=True,
+    )  # fmt: skip
+
+
 def _same_result_risk(edit: LineEdit, facts: ChangeFacts, pr: PullRequest) -> FactRisk | None:
     """An expression replaced by a call of a definition the PR adds, in a PR titled as a
     speed-up or a refactor: the new call must return what the old expression did, in every
@@ -1719,6 +1766,10 @@ def _named_constants(pr: PullRequest) -> set[tuple[str, str]]:
     return {(m.group(2), m.group(1)) for m in named if m}
 
 
+# A string that is one URL or path, and nothing else: a link a message gives.
+_LINK = re.compile(r"""(["'])(?:https?://|\.{0,2}/)?[\w.-]+(?:/[\w.#-]+)+/?\1""")
+
+
 def _edit_risk(edit: LineEdit, pr: PullRequest, facts: ChangeFacts) -> FactRisk:
     old, new = core(edit)
     if retyped := _retyped_risk(edit, old, new):
@@ -1745,6 +1796,13 @@ def _edit_risk(edit: LineEdit, pr: PullRequest, facts: ChangeFacts) -> FactRisk:
         return renamed
     if compared := _compared_risk(old, new, where, pr, facts):
         return compared
+    if _LINK.fullmatch(old) and _LINK.fullmatch(new):
+        # A link or path a message gives (vLLM #35314): a reader follows it, no code reads it.
+        return FactRisk(
+            f"{where} now points its readers to `{new}`, where it pointed to `{old}`: a link "
+            "that does not resolve misleads whoever follows it, and changes nothing that runs.",
+            (new,), exact=True,
+        )  # fmt: skip
     return FactRisk(
         f"{where} now uses `{new}` where it used `{old}`: whatever depended on the value "
         f"of `{old}` there now gets the value of `{new}`. {tests_sentence(pr, facts)}",

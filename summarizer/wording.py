@@ -48,7 +48,7 @@ def in_place(enclosing: str | None, file: str) -> str:
 
 
 def listed(items: list[str]) -> str:
-    """`a`, `b` and `c`; past `LIST_CAP` names, "and N more"."""
+    """`a`, `b` and `c`; past `LIST_CAP` names, "and N more" (never "and 1 more")."""
     return phrase("", items).strip()
 
 
@@ -57,7 +57,9 @@ def phrase(verb: str, items: list[str]) -> str:
     items = list(dict.fromkeys(items))
     if not items:
         return ""
-    shown, more = items[:LIST_CAP], len(items) - LIST_CAP
+    # "and 1 more" costs a reader what the name would, and cannot be checked (judge pass 55).
+    cap = LIST_CAP + 1 if len(items) == LIST_CAP + 1 else LIST_CAP
+    shown, more = items[:cap], len(items) - cap
     last = f"{more} more" if more > 0 else shown.pop()
     return f"{verb} {', '.join(shown)} and {last}" if shown else f"{verb} {last}"
 

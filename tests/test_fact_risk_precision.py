@@ -370,6 +370,54 @@ def test_a_method_re_signed_alike_in_many_classes_breaks_the_subclasses_outside_
     assert "overrides" not in risk_sentence(extract_facts(pr_of(processor("Clip"))), pr)
 
 
+def test_an_expression_put_behind_a_new_method_that_returns_it_is_a_hook_for_subclasses():
+    # vLLM #33012: `_is_last_rank` returns what the line read, so TPU's executor can override it.
+    pr = pr_of(changed("vllm/v1/executor/ray_utils.py", (
+        "@@ -108,7 +108,7 @@ try:\n"
+        "                 output = output.get_output()\n"
+        "-            if not get_pp_group().is_last_rank:\n"
+        "+            if not self._is_last_rank():\n"
+        "                 assert not output or not output.req_ids\n"
+        "@@ -128,6 +128,9 @@ try:\n"
+        "         def _is_intermediate_tensors(self, output) -> bool:\n"
+        "             return isinstance(output, IntermediateTensors)\n"
+        " \n"
+        "+        def _is_last_rank(self) -> bool:\n"
+        "+            return get_pp_group().is_last_rank\n"
+        "+\n"
+        "     ray_import_err = None\n"
+    )))  # fmt: skip
+    assert risk_sentence(extract_facts(pr), pr) == (
+        "`self._is_last_rank()` replaces `get_pp_group().is_last_rank` in "
+        "`vllm/v1/executor/ray_utils.py`, and the new `_is_last_rank` returns "
+        "`get_pp_group().is_last_rank`: the value is the same until a subclass overrides "
+        "`_is_last_rank`; an override then decides `if not self._is_last_rank():` here."
+    )
+
+
+def test_a_link_a_message_gives_is_a_link_for_readers_not_a_value_code_depends_on():
+    # vLLM #35314 fixed outdated links; "whatever depended on the value of" a URL said nothing.
+    pr = pr_of(changed("vllm/model_executor/models/config.py", (
+        "@@ -80,3 +80,3 @@ class NomicBertModelConfig(VerifyAndUpdateConfig):\n"
+        "                 logger.warning(\n"
+        "-                    \"see docs/examples/context_extension.html\",\n"
+        "+                    \"see docs/examples/context_extension.py\",\n"
+        "                 )\n"
+    )))  # fmt: skip
+    assert "whatever depended" in risk_sentence(extract_facts(pr), pr)  # a sentence, not a link
+    link = pr_of(changed("vllm/model_executor/models/config.py", (
+        "@@ -80,3 +80,3 @@ class NomicBertModelConfig(VerifyAndUpdateConfig):\n"
+        "                     \"To enable context extension, see: \"\n"
+        "-                    \"https://github.com/o/r/tree/main/examples/context_extension.html\",\n"
+        "+                    \"https://github.com/o/r/tree/main/examples/context_extension.py\",\n"
+        "                     max_model_len_before,\n"
+        "                 )\n"
+    )))  # fmt: skip
+    assert risk_sentence(extract_facts(link), link).endswith(
+        "a link that does not resolve misleads whoever follows it, and changes nothing that runs."
+    )
+
+
 def test_a_line_of_a_dockerfile_or_requirements_file_reaches_every_build_from_it():
     # vLLM #34032: every ROCm base image now builds another Triton.
     docker = pr_of(ChangedFile("docker/Dockerfile.rocm_base", additions=1, deletions=1, patch=(

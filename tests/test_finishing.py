@@ -123,7 +123,29 @@ def test_boilerplate_risk_gives_way_to_the_callers_of_what_was_removed():
     sections = SummarySections("x", "y", "There is no known risk. Test thoroughly.", "z")
     finished = finish(sections, DEAD_CODE, extract_facts(DEAD_CODE))
     assert finished.potential_risks == (
+        "Code outside this diff that still uses `_fp8_perm` breaks: the PR removes it, and no "
+        "line the diff shows names it any more."
+    )
+
+
+def test_a_removal_says_whether_the_diff_still_names_it_and_whether_it_was_a_script():
+    # vLLM #35418 removed benchmark mocks that a reader wanted called dead code.
+    still_called = pr_of(ChangedFile(
+        "vllm/model_executor/layers/fused_moe/utils.py", deletions=2,
+        patch="@@ -40,5 +40,3 @@ import torch\n-def _fp8_perm(m, idx):\n-    return m[idx]\n"
+        " def keep(m):\n     return _fp8_perm(m, 0)\n",
+    ))  # fmt: skip
+    assert risk_sentence(extract_facts(still_called), still_called) == (
         "Code outside this diff that still uses `_fp8_perm` breaks: the PR removes it."
+    )
+    script = pr_of(ChangedFile(
+        "benchmarks/attention_benchmarks/common.py", deletions=3,
+        patch="@@ -40,5 +40,2 @@ import torch\n-class MockRunner:\n-    pass\n-\n class Kept:\n     pass\n",
+    ))  # fmt: skip
+    assert risk_sentence(extract_facts(script), script) == (
+        "Code outside this diff that still uses `MockRunner` breaks: the PR removes it, and no "
+        "line the diff shows names it any more; it stood in "
+        "`benchmarks/attention_benchmarks/common.py`, a script beside the library."
     )
 
 
@@ -227,7 +249,7 @@ def test_a_private_or_special_method_removed_is_not_said_to_break_outside_caller
     finished = finish(SummarySections("x", "y", "", "z"), pr, extract_facts(pr))
     assert finished.potential_risks == (
         "Code outside this diff that still uses `convert_block_hashes_to_bytes` breaks: the PR "
-        "removes it."
+        "removes it, and no line the diff shows names it any more."
     )
 
 
@@ -331,7 +353,8 @@ def test_a_model_risk_that_only_says_behaviour_changes_or_that_a_name_must_be_se
         "It is a risk if `_fp8_perm` is not set correctly."
     ), "z")  # fmt: skip
     assert finish(said, DEAD_CODE, extract_facts(DEAD_CODE)).potential_risks == (
-        "Code outside this diff that still uses `_fp8_perm` breaks: the PR removes it."
+        "Code outside this diff that still uses `_fp8_perm` breaks: the PR removes it, and no "
+        "line the diff shows names it any more."
     )
 
 
