@@ -72,7 +72,7 @@ from summarizer.fact_claims import (
     mark_fact_names,
     spans,
 )
-from summarizer.facts import ChangeFacts, Setting
+from summarizer.facts import ChangeFacts, Definition, Setting
 from summarizer.file_kinds import (
     is_support_file,
     is_test_file,
@@ -234,6 +234,8 @@ def check_answer(
                 findings += _unanchored(field, sentence, evidence)
             if against is not None and field != "headline":
                 findings += _contradicted(field, sentence, against)
+            if facts is not None:
+                findings += _miscounted(field, sentence, facts)
     if against is not None and sections.headline:
         findings += _headline_contradicted(sections.headline, evidence, against)
     findings += _empty_risk(sections.potential_risks, evidence, change_type)
@@ -338,6 +340,47 @@ def _no_change_claimed(field: str, sentence: str, evidence: _Evidence) -> list[F
         return []
     why = f"says the PR does not change `{named[0]}`, which it changes"
     return [Finding(FindingKind.CONTRADICTS_FACTS, field, sentence, why)]
+
+
+# A count of definitions a sentence gives: "removes two private functions" (vLLM #35068,
+# where the PR removes three). Numbers a reader sees are code's, never the model's.
+_COUNTED = re.compile(
+    r"\b(?P<verb>adds?|added|adding|introduc\w+|remov\w+|delet\w+|drop\w*)\s+(?:the\s+)?"
+    r"(?P<n>two|three|four|five|six|seven|eight|nine|ten|\d+)\s+"
+    r"(?:(?:new|private|public|unused|helper|redundant)\s+)*"
+    r"(?P<kind>functions|methods|classes|kernels)\b",
+    re.IGNORECASE,
+)
+_NUMBERS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten".split())}
+_COUNTED_KINDS = {
+    "functions": ("function", "method"), "methods": ("method",),
+    "classes": ("class", "struct"), "kernels": ("kernel",),
+}  # fmt: skip
+
+
+def _miscounted(field: str, sentence: str, facts: ChangeFacts) -> list[Finding]:
+    """A number of definitions added or removed that the facts do not give."""
+    m = _COUNTED.search(sentence)
+    if m is None:
+        return []
+    n = int(m["n"]) if m["n"].isdigit() else _NUMBERS[m["n"].lower()]
+    change = "added" if m["verb"].lower().startswith(("add", "intro")) else "removed"
+    kinds = _COUNTED_KINDS[m["kind"].lower()]
+    # A function nested in another is part of its parent's body, not one more counted.
+    found = [d for d in facts.of(change) if d.kind in kinds and not _nested(d)]
+    names = {d.name.rsplit(".", 1)[-1] for d in facts.of(change)}
+    listed = [c for c in re.findall(r"`([^`]+)`", sentence[m.end() :]) if c in names]
+    if len(listed) == n:
+        return []  # "adds two functions: `a` and `b`" counts its own list, which names check
+    strict = [d for d in found if d.kind == kinds[0]]  # "functions" may leave methods out
+    if not found or n in (len(found), len(strict)):
+        return []
+    why = f"says the PR {change[:-1]}s {m['n']} {m['kind']}; it {change[:-1]}s {len(found)}"
+    return [Finding(FindingKind.CONTRADICTS_FACTS, field, sentence, why)]
+
+
+def _nested(d: Definition) -> bool:
+    return d.kind == "function" and "." in d.name
 
 
 # --- 1. INVERTED: added where the diff removes, removed where it adds -------------------------

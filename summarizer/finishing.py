@@ -83,7 +83,7 @@ from summarizer.glued_strings import glued_sentence, glued_strings
 from summarizer.guards import NewGuard, guard_sentence, new_guards
 from summarizer.hunks import Hunk, assigns, parse_hunks
 from summarizer.insight import interface_sentence
-from summarizer.line_edits import LineEdit, core
+from summarizer.line_edits import OPTION_LINE, LineEdit, core
 from summarizer.listed_items import ListedItems, listed_change_sentence, listed_items, says_items
 from summarizer.log_calls import broken_sentence, log_fixes, log_risk
 from summarizer.new_branches import NewBranch, branch_sentence, new_branches
@@ -129,18 +129,22 @@ def finish(
     pr: PullRequest,
     facts: ChangeFacts | None,
     change_type: ChangeType = ChangeType.SUBSTANTIAL,
+    small_model: bool = False,
 ) -> SummarySections:
     """The sections with the PR's names marked as code, a facts sentence leading a "what
-    changed" that names too little, and a risk from the facts where the model's names none."""
+    changed" that names too little, and a risk from the facts where the model's names none.
+    A `small_model`'s sentences that say no more than code's go (see `_beyond`)."""
     if facts is None:
         return sections
     corpus = pr_corpus(pr)
     sections = names_marked(sections, facts, pr)
-    what = _what_changed(sections.what_changed, pr, facts, corpus)
+    what = _what_changed(sections.what_changed, pr, facts, corpus, small_model)
     risks = risk_text(sections.potential_risks, facts, pr, change_type, corpus)
     interface = interface_sentence(facts, pr)
     # The model's impact, once the checks cut it, may be what "what changed" says (#35080).
     own = "" if restates(sections.technical_impact, what) else sections.technical_impact
+    if small_model and interface:  # a facts sentence can take its place: keep what it adds
+        own = _beyond(own, f"{what} {interface}")
     impact = own or interface or sections.technical_impact
     insights = sections.key_insights or _insight(pr, facts, interface, f"{risks} {impact}")
     return replace(
@@ -185,13 +189,52 @@ class _CodeSays:
         return told | ({self.condition.enclosing, *self.same_conditions} if self.condition else set())
 
 
-def _what_changed(what: str, pr: PullRequest, facts: ChangeFacts, corpus: str) -> str:
+def _what_changed(
+    what: str, pr: PullRequest, facts: ChangeFacts, corpus: str, small_model: bool = False
+) -> str:
+    """The model's "what changed" led by what code says exactly, less a small model's
+    sentences that say no more than code's; what a short new function does; what was broken
+    and why, in the author's words."""
+    model = what.strip()
+    what = _code_led(what, pr, facts, corpus)
+    if small_model and model and what.strip() != model and what.strip().endswith(model):
+        said = what.strip()[: -len(model)]
+        what = f"{said}{_beyond(model, said)}"
+    # A new function named but not said: its body, where a statement or two, says it (#35098).
+    if bodies := bodies_sentence(pr, facts, what):
+        what = f"{what.strip()} {bodies}"
+    return _with_author_words(what, pr)
+
+
+def _beyond(model: str, said: str) -> str:
+    """The small model's sentences that name something code's own sentences (`said`) do not:
+    the others restate them, or guess at a purpose, and on the dev days a guessed purpose was
+    the built-in model's commonest wrong mechanism (vLLM #35289 "to handle multiple shard IDs
+    for BNB", backwards; #35063 "ensures that the state is properly reset after each
+    `sample_tokens` call"). A hosted model's reasons are kept: they are its value."""
+    kept = []
+    for sentence in split_sentences(model):
+        names = [m.group(0).strip("`") for m in CODE_SPAN.finditer(sentence)]
+        new = [n for n in names if f"`{n}`" not in said and not _is_path(n)]
+        if new:
+            kept.append(sentence)
+    return " ".join(kept)
+
+
+_FILE_NAME = re.compile(r"[\w.-]+\.(?:py|cu|cuh|cpp|h|hpp|md|txt|yaml|yml|toml|json)")
+
+
+def _is_path(name: str) -> bool:
+    """A file or a directory: where a sentence puts a change, not something it says of it."""
+    return "/" in name or bool(_FILE_NAME.fullmatch(name))
+
+
+def _code_led(what: str, pr: PullRequest, facts: ChangeFacts, corpus: str) -> str:
     """The model's "what changed", led by what code says exactly: the lines a fix turns on,
     the lines put under a new `if` or taken out of one, the new case, the list item, the
     value rewritten, the values a new chain routes, the condition edited, the builds that
     compile which lines, the logging call that could not format its message; a facts
-    sentence where the model names too little, or the move it missed; what was broken and
-    why, in the author's words."""
+    sentence where the model names too little, or the move it missed."""
     says = _code_says(what, pr, facts)
     named = grounded_names(pr, SummarySections(what, "", "", ""), corpus)
     # Named already by the model, or by a sentence of its edits: not "changed" again.
@@ -234,10 +277,7 @@ def _what_changed(what: str, pr: PullRequest, facts: ChangeFacts, corpus: str) -
     elif (moves := move_sentence(facts)) and not _MOVE_WORD.search(what):
         # A move read as an addition (or a removal) is the mechanism told wrong.
         what = f"{moves} {what}"
-    # A new function named but not said: its body, where a statement or two, says it (#35098).
-    if bodies := bodies_sentence(pr, facts, what):
-        what = f"{what.strip()} {bodies}"
-    return _with_author_words(what, pr)
+    return what
 
 
 def _code_says(what: str, pr: PullRequest, facts: ChangeFacts) -> _CodeSays:
@@ -689,6 +729,8 @@ def _readable_core(e: LineEdit) -> tuple[str, str]:
     #34906), and neither do the lines `return f(` and `quant_config = f(`."""
     if e.prose:
         return core(e)  # words of the docs: `--flag 2` is not cut at its dashes
+    if OPTION_LINE.fullmatch(e.old) and OPTION_LINE.fullmatch(e.new):
+        return e.old, e.new  # "`test/rocm7.0` becomes `rocm7.1`" leaves out which option
     pairs = [core(e), (e.old, e.new)]
     if all(_BARE_VALUE.fullmatch(part) for part in pairs[0] if part):
         # "`6.4.3` becomes `7.0.2`" leaves out whose version it is: `amdsmi==6.4.3` says.

@@ -194,6 +194,9 @@ _COMMENT = re.compile(r"^\s*(#|//|/\*|\*|--\s)")
 _CODE_CHARS = re.compile(r"[()\[\]{}=<>_@$]")
 # A generator's `yield a, b` or a bare `return x` has no bracket, but no sentence starts so.
 _KEYWORD_STATEMENT = re.compile(r"\s*(?:yield|return|raise|await|del|assert)\s+\w[^.!?]*$")
+# An option line, `--extra-index-url https://…` in a requirements file (vLLM #34387's torch
+# index): no bracket and no `=`, and no sentence starts so.
+OPTION_LINE = re.compile(r"\s*--?[A-Za-z][\w-]*(?:[\s=]\S+)?\s*$")
 
 
 def _is_code(line: str) -> bool:
@@ -201,7 +204,9 @@ def _is_code(line: str) -> bool:
     words shifted between them, which is no edit of the code)."""
     if _COMMENT.match(line):
         return False
-    return bool(_CODE_CHARS.search(line) or _KEYWORD_STATEMENT.match(line))
+    return bool(
+        _CODE_CHARS.search(line) or _KEYWORD_STATEMENT.match(line) or OPTION_LINE.match(line)
+    )
 
 
 def _parts(

@@ -200,7 +200,9 @@ class OpenAISummarizer:
         change_type = decide_type(
             pr, answer.change_type, answer.sections.what_changed, prompt.facts
         )
-        return change_type, finish(sections, pr, prompt.facts, change_type)
+        return change_type, finish(
+            sections, pr, prompt.facts, change_type, small_model=self.budget.compact
+        )
 
     async def _checked(
         self, pr: PullRequest, work: _Work, prompt: BuiltPrompt, answer: _Attempt

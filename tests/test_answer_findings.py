@@ -748,6 +748,28 @@ def test_a_removal_that_goes_on_past_its_place_with_as_well_as_claims_the_next_n
     assert check_answer(exports, answer(what=kept), ChangeType.TRIVIAL) == []
 
 
+def test_a_count_of_definitions_the_facts_do_not_give_is_caught():
+    # vLLM #35068 removed three private helpers; the model said "two".
+    helpers = PullRequest("o/r", 35068, "Remove unused helpers", "u", "a", "merged", files=(
+        ChangedFile("vllm/a.py", deletions=4, patch=(
+            "@@ -1,6 +1,2 @@ import torch\n-def _one(x):\n-    return x\n-def _two(x):\n-    return x\n"
+            " def kept():\n     pass\n"
+        )),
+        ChangedFile("vllm/b.py", deletions=2, patch=(
+            "@@ -1,4 +1,2 @@ import torch\n-def _three(x):\n-    return x\n def kept():\n     pass\n"
+        )),
+    ))  # fmt: skip
+    facts = extract_facts(helpers)
+    said = "The PR removes two private functions from the `a.py` and `b.py` files."
+    found = check_answer(helpers, answer(what=said), ChangeType.TRIVIAL, facts)
+    assert [f.explanation for f in found] == ["says the PR removes two functions; it removes 3"]
+    for right in (
+        "The PR removes three private functions.",
+        "It removes two functions, `_one` and `_two`, and a third in `b.py`.",  # its own list
+    ):
+        assert check_answer(helpers, answer(what=right), ChangeType.TRIVIAL, facts) == []
+
+
 def test_a_sentence_cut_inside_a_code_span_is_a_finding_and_goes():
     # vLLM #34032: "now uses `ARG TRITON_BRANCH=" ended the model's what_changed, and its open
     # backtick paired with the code-written risk's, two sections later.

@@ -497,3 +497,22 @@ def test_a_name_imported_in_place_of_another_is_said_as_an_import_not_a_rename()
         "In `vllm/v1/attention/backends/flashinfer.py`, `fast_decode_plan` is imported in "
         "place of `_get_range_buf`."
     )
+
+
+def test_an_option_line_of_a_requirements_file_is_an_edit_quoted_whole():
+    # vLLM #34387: torch now comes from the release index, not the test one; the pin beside it
+    # was the only edit said, and the summary called it the torch version.
+    pr = PullRequest(REPO, 34387, "Use the official torch release", "u", "a", "merged", files=(
+        changed("requirements/rocm-build.txt", (
+            "@@ -1,7 +1,7 @@\n # Common dependencies\n -r common.txt\n \n"
+            "---extra-index-url https://download.pytorch.org/whl/test/rocm7.0\n"
+            "+--extra-index-url https://download.pytorch.org/whl/rocm7.1\n"
+            " torch==2.10.0\n"
+        )),
+    ))  # fmt: skip
+    facts = extract_facts(pr)
+    assert edit_sentence(edits_to_say(facts, pr, ""), pr) == (
+        "In `requirements/rocm-build.txt`, "
+        "`--extra-index-url https://download.pytorch.org/whl/test/rocm7.0` becomes "
+        "`--extra-index-url https://download.pytorch.org/whl/rocm7.1`."
+    )
