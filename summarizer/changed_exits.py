@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from bot.core.models import PullRequest
 from summarizer.brackets import unclosed
-from summarizer.code_hunks import CONDITION_CHARS, block_head, code_hunks
+from summarizer.code_hunks import CONDITION_CHARS, DEF_LINE, block_head, code_hunks
 from summarizer.facts import ChangeFacts, line_owner
 from summarizer.hunks import Side, indent_of
 from summarizer.wording import code, in_place, listed
@@ -141,8 +141,8 @@ def _cases(side: Side, row: int) -> tuple[Case, ...] | None:
             cases.append(Case(m[2], keyword=m[1]))
             head = block_head(side, head)
         elif _UNCONDITIONAL.match(line):
-            if line.lstrip().startswith(("def", "async")):
-                break
+            if DEF_LINE.match(line):
+                break  # the function's own body: no case above it applies
             head = block_head(side, head)
         else:
             return None

@@ -375,7 +375,8 @@ def _miscounted(field: str, sentence: str, facts: ChangeFacts) -> list[Finding]:
     strict = [d for d in found if d.kind == kinds[0]]  # "functions" may leave methods out
     if not found or n in (len(found), len(strict)):
         return []
-    why = f"says the PR {change[:-1]}s {m['n']} {m['kind']}; it {change[:-1]}s {len(found)}"
+    verb = "adds" if change == "added" else "removes"
+    why = f"says the PR {verb} {m['n']} {m['kind']}; it {verb} {len(found)}"
     return [Finding(FindingKind.CONTRADICTS_FACTS, field, sentence, why)]
 
 

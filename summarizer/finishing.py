@@ -1027,10 +1027,12 @@ def _overridden_signature_risk(facts: ChangeFacts) -> FactRisk | None:
     if not found:
         return None
     (method, old, new), sigs = max(found, key=lambda f: len(f[1]))
+    # What it drops and what it takes instead: the parameters both keep are not said.
+    instead = f", and takes {listed([code(p) for p in new])} instead" if new else ""
     return FactRisk(
         f"A subclass outside this diff that overrides `{method}`, or a caller of it, breaks: in "
-        f"the {len(sigs)} classes here it now takes `({', '.join(new)})`, where it took "
-        f"`({', '.join(old)})`.",
+        f"the {len(sigs)} classes here it no longer takes {listed([code(p) for p in old])}"
+        f"{instead}.",
         (method,), breaks=True, exact=True,
     )  # fmt: skip
 
@@ -1663,9 +1665,10 @@ def _swap_places(edit: LineEdit, old: str, new: str, pr: PullRequest) -> tuple[s
         where = f" in `{edit.file}`"
     places = f" ({here} places)" if here > 1 else ""
     if counts:
+        # Counted as written: a reader of vLLM #34651 took "8 places" for every variant.
         n = sum(counts.values())
         others = f"{len(counts)} other file{'s' if len(counts) > 1 else ''}"
-        places += f", and {n} place{'s' if n > 1 else ''} in {others}"
+        places += f", and written the same in {n} more place{'s' if n > 1 else ''}, in {others}"
     return where, places
 
 
@@ -1808,8 +1811,9 @@ def _named_constants(pr: PullRequest) -> set[tuple[str, str]]:
     return {(m.group(2), m.group(1)) for m in named if m}
 
 
-# A string that is one URL or path, and nothing else: a link a message gives.
-_LINK = re.compile(r"""(["'])(?:https?://|\.{0,2}/)?[\w.-]+(?:/[\w.#-]+)+/?\1""")
+# A string that is one web address and nothing else: a link a message gives. A file path
+# is not one: code may open it.
+_LINK = re.compile(r"""(["'])https?://[\w.-]+(?:/[\w.#%~+-]*)*\1""")
 
 
 def _edit_risk(edit: LineEdit, pr: PullRequest, facts: ChangeFacts) -> FactRisk:

@@ -768,6 +768,15 @@ def test_a_count_of_definitions_the_facts_do_not_give_is_caught():
         "It removes two functions, `_one` and `_two`, and a third in `b.py`.",  # its own list
     ):
         assert check_answer(helpers, answer(what=right), ChangeType.TRIVIAL, facts) == []
+    added = PullRequest("o/r", 2, "Add helpers", "u", "a", "merged", files=(
+        ChangedFile("vllm/c.py", additions=4, patch=(
+            "@@ -1,2 +1,6 @@ import torch\n+def one(x):\n+    return x\n+def two(x):\n+    return x\n"
+            " def kept():\n     pass\n"
+        )),
+    ))  # fmt: skip
+    said = "The PR adds three new functions to the module."
+    found = check_answer(added, answer(what=said), ChangeType.SUBSTANTIAL, extract_facts(added))
+    assert [f.explanation for f in found] == ["says the PR adds three functions; it adds 2"]
 
 
 def test_a_sentence_cut_inside_a_code_span_is_a_finding_and_goes():

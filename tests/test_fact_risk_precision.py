@@ -347,7 +347,8 @@ def test_a_swap_made_on_different_lines_is_counted_in_every_place_the_diff_makes
     )  # fmt: skip
     assert risk_sentence(extract_facts(pr), pr).startswith(
         "`is_mistral_tokenizer(tokenizer)` replaces `isinstance(tokenizer, MistralTokenizer)` "
-        "in `vllm/serving_chat.py` (4 places), and 1 place in 1 other file; "
+        "in `vllm/serving_chat.py` (4 places), and written the same in 1 more place, in 1 "
+        "other file; "
     )
 
 
@@ -365,7 +366,8 @@ def test_a_method_re_signed_alike_in_many_classes_breaks_the_subclasses_outside_
     pr = pr_of(*(processor(c) for c in ("Clip", "Siglip", "Pixtral")))
     assert risk_sentence(extract_facts(pr), pr) == (
         "A subclass outside this diff that overrides `apply`, or a caller of it, breaks: in the "
-        "3 classes here it now takes `(inputs, timing_ctx)`, where it took `(prompt, mm_items)`."
+        "3 classes here it no longer takes `prompt` and `mm_items`, and takes `inputs` and "
+        "`timing_ctx` instead."
     )
     assert "overrides" not in risk_sentence(extract_facts(pr_of(processor("Clip"))), pr)
 
