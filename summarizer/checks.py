@@ -72,7 +72,7 @@ from summarizer.fact_claims import (
     mark_fact_names,
     spans,
 )
-from summarizer.facts import ChangeFacts, Definition, Setting
+from summarizer.facts import ChangeFacts, Setting, short_name
 from summarizer.file_kinds import (
     is_support_file,
     is_test_file,
@@ -367,8 +367,8 @@ def _miscounted(field: str, sentence: str, facts: ChangeFacts) -> list[Finding]:
     change = "added" if m["verb"].lower().startswith(("add", "intro")) else "removed"
     kinds = _COUNTED_KINDS[m["kind"].lower()]
     # A function nested in another is part of its parent's body, not one more counted.
-    found = [d for d in facts.of(change) if d.kind in kinds and not _nested(d)]
-    names = {d.name.rsplit(".", 1)[-1] for d in facts.of(change)}
+    found = [d for d in facts.of(change) if d.kind in kinds and not d.nested]
+    names = {short_name(d.name) for d in facts.of(change)}
     listed = [c for c in re.findall(r"`([^`]+)`", sentence[m.end() :]) if c in names]
     if len(listed) == n:
         return []  # "adds two functions: `a` and `b`" counts its own list, which names check
@@ -378,10 +378,6 @@ def _miscounted(field: str, sentence: str, facts: ChangeFacts) -> list[Finding]:
     verb = "adds" if change == "added" else "removes"
     why = f"says the PR {verb} {m['n']} {m['kind']}; it {verb} {len(found)}"
     return [Finding(FindingKind.CONTRADICTS_FACTS, field, sentence, why)]
-
-
-def _nested(d: Definition) -> bool:
-    return d.kind == "function" and "." in d.name
 
 
 # --- 1. INVERTED: added where the diff removes, removed where it adds -------------------------

@@ -8,7 +8,7 @@ understand.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import PurePosixPath
 
 from bot.core.models import PullRequest
@@ -30,11 +30,18 @@ CONDITION_CHARS = 80  # a longer condition is not quoted: it would be the senten
 def code_hunks(pr: PullRequest, suffixes: frozenset[str] = PYTHON) -> Iterator[tuple[str, Hunk]]:
     """(path, hunk) for each hunk of the PR's files of code that runs whose name ends in one
     of `suffixes`, in diff order."""
+    return file_hunks(
+        pr, lambda path: not is_support_file(path) and PurePosixPath(path).suffix in suffixes
+    )
+
+
+def file_hunks(
+    pr: PullRequest, keep: Callable[[str], bool] = lambda _: True
+) -> Iterator[tuple[str, Hunk]]:
+    """(path, hunk) for each hunk of the PR's files whose path `keep` keeps, in diff order."""
     for f in pr.files:
-        if is_support_file(f.filename) or PurePosixPath(f.filename).suffix not in suffixes:
-            continue
-        for hunk in parse_hunks(f.patch or ""):
-            yield f.filename, hunk
+        if keep(f.filename):
+            yield from ((f.filename, hunk) for hunk in parse_hunks(f.patch or ""))
 
 
 def if_condition(side: Side, row: int) -> str:
@@ -73,14 +80,11 @@ def swaps_by_file(pr: PullRequest, old: str, new: str) -> dict[str, int]:
     PR, and group only identical lines, so a count read from them says too few places
     (vLLM #34651 swaps `isinstance(tokenizer, MistralTokenizer)` on four different lines)."""
     counts: dict[str, int] = {}
-    for f in pr.files:
-        n = sum(
-            min(
-                sum(old in h.old.lines[r] and new not in h.old.lines[r] for r in h.old.changed),
-                sum(new in h.new.lines[r] and old not in h.new.lines[r] for r in h.new.changed),
-            )
-            for h in parse_hunks(f.patch or "")
+    for path, h in file_hunks(pr):
+        n = min(
+            sum(old in h.old.lines[r] and new not in h.old.lines[r] for r in h.old.changed),
+            sum(new in h.new.lines[r] and old not in h.new.lines[r] for r in h.new.changed),
         )
         if n:
-            counts[f.filename] = n
+            counts[path] = counts.get(path, 0) + n
     return counts

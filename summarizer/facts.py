@@ -51,6 +51,12 @@ class Definition:
     kind: str  # function, method, class, struct, kernel, declaration
     change: str  # added, removed, changed; reworded: only its comments or docstrings changed
 
+    @property
+    def nested(self) -> bool:
+        """A function defined in a function (`table.sort_key`): part of its parent's body,
+        called by nothing outside it."""
+        return self.kind == "function" and "." in self.name
+
 
 def short_name(name: str) -> str:
     """A qualified name's own part: `forward` of `Scheduler.forward` or `Foo::forward`."""

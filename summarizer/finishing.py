@@ -59,6 +59,7 @@ from summarizer.code_hunks import (
     CONDITION_CHARS,
     block_head,
     code_hunks,
+    file_hunks,
     if_condition,
     swaps_by_file,
 )
@@ -81,7 +82,7 @@ from summarizer.file_kinds import is_support_file, is_test_file, is_tooling_file
 from summarizer.file_paths import path_repair
 from summarizer.glued_strings import glued_sentence, glued_strings
 from summarizer.guards import NewGuard, guard_sentence, new_guards
-from summarizer.hunks import Hunk, assigns, parse_hunks
+from summarizer.hunks import Hunk, assigns
 from summarizer.insight import interface_sentence
 from summarizer.line_edits import OPTION_LINE, LineEdit, core
 from summarizer.listed_items import ListedItems, listed_change_sentence, listed_items, says_items
@@ -1059,7 +1060,7 @@ def _definitions_gone_risk(facts: ChangeFacts, pr: PullRequest) -> FactRisk | No
     # uses `LoadStoreOp.__post_init__` breaks" boilerplate (vLLM #34175).
     removed = list(dict.fromkeys(
         d.name for d in facts.of("removed")
-        if d.name not in moved and not (d.kind == "function" and "." in d.name)
+        if d.name not in moved and not d.nested
         and not is_support_file(d.file) and d.kind != MACRO_BLOCK and not _internal(d.name)
     ))  # fmt: skip
     if not removed:
@@ -1076,9 +1077,7 @@ def _gone_for_good(removed: list[str], facts: ChangeFacts, pr: PullRequest) -> s
     """What the diff itself says of definitions it removes: that no line it shows names them
     any more, and that they were scripts beside the library, not the library (vLLM #35418's
     benchmark mocks, which a reader wanted called dead code)."""
-    shown = [
-        line for f in pr.files for h in parse_hunks(f.patch or "") for line in h.new.lines
-    ]  # fmt: skip
+    shown = [line for _, h in file_hunks(pr) for line in h.new.lines]
     names = {short_name(n) for n in removed}
     left = any(re.search(rf"\b{re.escape(n)}\b", line) for n in names for line in shown)
     them = "them" if len(removed) > 1 else "it"

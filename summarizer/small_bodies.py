@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from bot.core.models import PullRequest
-from summarizer.code_hunks import DEF_LINE, code_hunks
+from summarizer.code_hunks import code_hunks
 from summarizer.facts import ChangeFacts, line_owner, short_name
 from summarizer.hunks import Hunk, indent_of
 from summarizer.prose import COMMENT_LINE, prose_lines
@@ -21,7 +21,8 @@ from summarizer.wording import code
 
 _STATEMENT_CHARS = 80  # a longer statement is not quoted: it would be the sentence
 _SAID = 2  # bodies said, at most
-_NAME = re.compile(r"\s*(?:async\s+)?def\s+(\w+)\s*\(.*\)[^:]*:\s*(?:#.*)?$")
+# A `def` whose signature is one line: its body starts on the next.
+_ONE_LINE_DEF = re.compile(r"\s*(?:async\s+)?def\s+\w+\s*\(.*\)[^:]*:\s*(?:#.*)?$")
 _RETURN = re.compile(r"return\s+(.+)$")
 _ASSIGN = re.compile(r"([\w.\[\]\"']+)\s*=(?!=)\s*(.+)$")
 _CASE = re.compile(r"(if|for)\s+(.+):$")
@@ -47,7 +48,7 @@ def small_bodies(pr: PullRequest, facts: ChangeFacts) -> list[SmallBody]:
     found = []
     for path, hunk in code_hunks(pr):
         for row in sorted(hunk.new.changed):
-            if not DEF_LINE.match(hunk.new.lines[row]) or not _NAME.match(hunk.new.lines[row]):
+            if not _ONE_LINE_DEF.match(hunk.new.lines[row]):
                 continue
             name = line_owner(path, hunk, True, row + 1) if row + 1 < len(hunk.new.lines) else None
             if name in added and (body := _body(hunk, row)):

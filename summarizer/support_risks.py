@@ -16,9 +16,10 @@ import re
 from collections.abc import Iterator
 
 from bot.core.models import PullRequest
+from summarizer.code_hunks import file_hunks
 from summarizer.facts import line_owner
 from summarizer.file_kinds import is_test_file
-from summarizer.hunks import Hunk, parse_hunks
+from summarizer.line_edits import hunk_edits
 from summarizer.wording import code, listed, quotable, quoted
 
 _SKIP = re.compile(r"^\s*@?pytest\.(?:mark\.)?(skip|skipif|xfail)\b(?:\((?P<args>.*))?$")
@@ -38,14 +39,8 @@ def support_risk(pr: PullRequest) -> str:
     return next(filter(None, (risk(pr) for risk in risks)), "")
 
 
-def _test_hunks(pr: PullRequest) -> Iterator[tuple[str, Hunk]]:
-    for f in pr.files:
-        if is_test_file(f.filename):
-            yield from ((f.filename, hunk) for hunk in parse_hunks(f.patch or ""))
-
-
 def _skipped(pr: PullRequest) -> str:
-    for path, hunk in _test_hunks(pr):
+    for path, hunk in file_hunks(pr, is_test_file):
         for row in sorted(hunk.new.changed):
             m = _SKIP.match(hunk.new.lines[row])
             if m and (test := line_owner(path, hunk, True, row)):
@@ -95,26 +90,23 @@ def _tolerance(pr: PullRequest) -> str:
 
 
 def _edited_lines(pr: PullRequest) -> Iterator[tuple[str, str, str, str | None]]:
-    """(file, old line, new line, test) for each line of a test file removed and added back
-    in its hunk, paired in order."""
-    for path, hunk in _test_hunks(pr):
-        olds = [hunk.old.lines[r] for r in sorted(hunk.old.changed)]
-        for old, row in zip(olds, sorted(hunk.new.changed), strict=False):
-            yield path, old, hunk.new.lines[row], line_owner(path, hunk, True, row)
+    """(file, old line, new line, test) for each line of a test file changed in place, as
+    line_edits pairs them."""
+    for path, hunk in file_hunks(pr, is_test_file):
+        for o, n, _, _ in hunk_edits(hunk.old, hunk.new):
+            if o >= 0:
+                yield path, hunk.old.lines[o], hunk.new.lines[n], line_owner(path, hunk, True, n)
 
 
 def _installs_removed(pr: PullRequest) -> str:
     removed: dict[str, list[str]] = {}
-    for f in pr.files:
-        for hunk in parse_hunks(f.patch or ""):
-            gone, kept = hunk.old, hunk.new
-            added = " ".join(kept.lines[r] for r in kept.changed)
-            for row in sorted(gone.changed):
-                if not _INSTALL.search(gone.lines[row]):
-                    continue
-                packages = _packages(gone.lines, gone.changed, row)
-                if packages and not any(p in added for p in packages):
-                    removed.setdefault(f.filename, []).extend(packages)
+    for path, hunk in file_hunks(pr):
+        gone = hunk.old
+        added = " ".join(hunk.new.lines[r] for r in hunk.new.changed)
+        for row in sorted(r for r in gone.changed if _INSTALL.search(gone.lines[r])):
+            packages = _packages(gone.lines, gone.changed, row)
+            if packages and not any(p in added for p in packages):
+                removed.setdefault(path, []).extend(packages)
     if not removed:
         return ""
     packages = list(dict.fromkeys(p for ps in removed.values() for p in ps))

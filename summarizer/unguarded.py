@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from bot.core.models import PullRequest
 from summarizer.code_hunks import CONDITION_CHARS, ELSE_LINE, IF_LINE, block_head, code_hunks
 from summarizer.facts import is_code_line, line_owner
-from summarizer.hunks import Hunk, Side, indent_of
+from summarizer.hunks import Hunk, Side, indent_of, without_comment
 from summarizer.wording import code, in_place
 
 _AUGMENTED = re.compile(
@@ -78,7 +78,7 @@ def _hunk_unguarded(path: str, hunk: Hunk) -> list[Unguarded]:
 
 def _code_text(line: str) -> str:
     """A line's code, its comment dropped and its white space squeezed."""
-    return " ".join(line.split("#")[0].split())
+    return " ".join(without_comment(line).split())
 
 
 def _same(line: str) -> str:
